@@ -1,0 +1,225 @@
+// onnxport: the command-line front end of the C++ API.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "../src/onnx_io.h"
+#include "onnxport/errors.h"
+#include "onnxport/export.h"
+#include "onnxport/registry/loader.h"
+
+namespace {
+
+using onnxport::ExportOptions;
+
+// "NAME:0=batch,1=seq"
+void parse_dynamic_axes(const std::string& text, ExportOptions& o) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw onnxport::ConfigError("--dynamic-axes '" + text + "': expected NAME:AXIS=DIM_NAME[,AXIS=DIM_NAME]",
+                                onnxport::ErrorContext{{}, {}, {}, {}, {}, "e.g. --dynamic-axes input0:0=batch"});
+  const std::string name = text.substr(0, colon);
+  std::stringstream ss(text.substr(colon + 1));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto eq = item.find('=');
+    try {
+      int64_t axis = std::stoll(item.substr(0, eq));
+      o.dynamic_axes[name][axis] = eq == std::string::npos ? name + "_dynamic_axes_" + std::to_string(axis + 1)
+                                                            : item.substr(eq + 1);
+    } catch (const std::exception&) {
+      throw onnxport::ConfigError("--dynamic-axes '" + text + "': bad axis '" + item + "'");
+    }
+  }
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  return out;
+}
+
+int run_export(const std::string& model, const std::string& output, ExportOptions o, const std::string& config,
+               const std::vector<std::string>& inputs, const std::vector<std::string>& axes,
+               const std::vector<std::string>& opsets, const std::string& input_names, const std::string& output_names,
+               CLI::App& cmd) {
+  // Config first; flags given on the command line override it.
+  if (!config.empty()) {
+    ExportOptions from_file;
+    onnxport::load_config_file(config, from_file);
+    auto given = [&cmd](const char* flag) { return cmd.count(flag) > 0; };
+    if (!given("--opset")) o.opset_version = from_file.opset_version;
+    if (!given("--no-constant-folding")) o.do_constant_folding = from_file.do_constant_folding;
+    if (!given("--no-export-params")) o.export_params = from_file.export_params;
+    if (!given("--keep-initializers-as-inputs")) o.keep_initializers_as_inputs = from_file.keep_initializers_as_inputs;
+    if (!given("--training")) o.training = from_file.training;
+    if (!given("--verbose")) o.verbose = from_file.verbose;
+    if (!given("--operator-export-type")) o.operator_export_type = from_file.operator_export_type;
+    if (!given("--no-check")) o.check = from_file.check;
+    if (!given("--no-strict")) o.strict = from_file.strict;
+    if (!given("--seed")) o.seed = from_file.seed;
+    if (inputs.empty()) o.inputs = from_file.inputs;
+    if (input_names.empty()) o.input_names = from_file.input_names;
+    if (output_names.empty()) o.output_names = from_file.output_names;
+    if (axes.empty()) o.dynamic_axes = from_file.dynamic_axes;
+    for (const auto& [k, v] : from_file.custom_opsets) o.custom_opsets.emplace(k, v);
+    o.plugin_dirs.insert(o.plugin_dirs.begin(), from_file.plugin_dirs.begin(), from_file.plugin_dirs.end());
+  }
+  for (const auto& s : inputs) o.inputs.push_back(onnxport::InputSpec::parse(s));
+  for (const auto& a : axes) parse_dynamic_axes(a, o);
+  for (const auto& c : opsets) {
+    auto eq = c.find('=');
+    if (eq == std::string::npos) throw onnxport::ConfigError("--custom-opset '" + c + "': expected DOMAIN=VERSION");
+    o.custom_opsets[c.substr(0, eq)] = std::stoi(c.substr(eq + 1));
+  }
+  if (!input_names.empty()) o.input_names = split_commas(input_names);
+  if (!output_names.empty()) o.output_names = split_commas(output_names);
+  o.validate();
+
+  onnxport::Exporter exporter(o.plugin_dirs);
+  for (const auto& p : exporter.loader().packs())
+    if (p.state == onnxport::PackStatus::State::Failed) std::cerr << "onnxport: warning: op pack skipped: " << p.error << "\n";
+  auto report = exporter.export_file(model, output, o);
+  if (o.verbose) std::cout << report.graph_text;
+  std::cout << "wrote " << output << ": " << report.node_count << " nodes, " << report.initializer_count
+            << " initializers (" << report.initializer_bytes / 1024 << " KiB), opset " << o.opset_version;
+  if (o.check) std::cout << ", checker ok";
+  std::cout << "\n";
+  if (o.verbose) {
+    std::cout << "ops:";
+    for (const auto& [op, n] : report.op_histogram) std::cout << " " << op << "x" << n;
+    std::cout << "\ntimes: prepare " << report.seconds_prepare << "s, convert " << report.seconds_convert << "s, write "
+              << report.seconds_write << "s, check " << report.seconds_check << "s\n";
+  }
+  return 0;
+}
+
+int run_ops(const std::vector<std::string>& dirs, int opset, bool json) {
+  onnxport::Exporter exporter(dirs);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto* e : exporter.registry().entries()) {
+    if (opset > 0 && e->since_opset > opset) continue;
+    if (json) {
+      nlohmann::json row = {{"op", e->torch_op}, {"since_opset", e->since_opset}, {"pack", e->pack.id},
+                            {"file", e->pack.file}, {"override", e->is_override}};
+      if (!e->overridden.empty()) {
+        row["overrides"] = nlohmann::json::array();
+        for (const auto& p : e->overridden) row["overrides"].push_back(p.id);
+      }
+      out.push_back(row);
+    } else {
+      std::cout << e->torch_op << "  since opset " << e->since_opset << "  [" << e->pack.id << "]";
+      if (e->is_override && !e->overridden.empty()) {
+        std::cout << "  overrides";
+        for (const auto& p : e->overridden) std::cout << " " << p.describe();
+      }
+      std::cout << "\n";
+    }
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_plugins(const std::vector<std::string>& dirs, bool json) {
+  onnxport::Exporter exporter(dirs);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : exporter.loader().packs()) {
+    if (json) {
+      nlohmann::json domains = nlohmann::json::object();
+      for (const auto& d : p.domains) domains[d.domain] = d.version;
+      out.push_back({{"id", p.id}, {"version", p.version}, {"file", p.file}, {"api_version", p.api_version},
+                     {"abi_tag", p.abi_tag}, {"domains", domains}, {"op_count", p.op_count},
+                     {"status", p.state_name()}, {"error", p.error}});
+    } else {
+      std::cout << (p.id.empty() ? "?" : p.id) << " " << p.version << "  " << p.state_name() << "  " << p.op_count
+                << " ops  " << p.file;
+      if (!p.error.empty()) std::cout << "\n    " << p.error;
+      std::cout << "\n";
+    }
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"onnxport " ONNXPORT_VERSION ": export TorchScript models to ONNX, no Python needed"};
+  app.require_subcommand(1);
+  bool verbose_errors = false;
+  app.add_flag("--verbose-errors", verbose_errors, "print error details");
+
+  ExportOptions opts;
+  std::string model, output, config, input_names, output_names, training = "eval";
+  std::vector<std::string> inputs, axes, opsets;
+  auto* exp = app.add_subcommand("export", "export MODEL.pt to ONNX");
+  exp->add_option("model", model, "TorchScript file (torch.jit.trace/script + save)")->required();
+  exp->add_option("-o,--output", output, "output .onnx file")->required();
+  exp->add_option("--input", inputs,
+                  "example input, in forward() order: NAME:1x3x224x224:float32 (random, fixed seed) or NAME=FILE.npy");
+  exp->add_option("--opset", opts.opset_version, "target opset (7-17)")->capture_default_str();
+  exp->add_option("--input-names", input_names, "graph input names, comma-separated");
+  exp->add_option("--output-names", output_names, "graph output names, comma-separated");
+  exp->add_option("--dynamic-axes", axes, "NAME:AXIS=DIM[,AXIS=DIM] marks axes of an input/output dynamic");
+  exp->add_option("--plugin-dir", opts.plugin_dirs, "extra directory of op packs (repeatable)");
+  exp->add_option("--custom-opset", opsets, "DOMAIN=VERSION for a custom domain (overrides the pack's)");
+  exp->add_flag("--no-constant-folding", [&](int64_t) { opts.do_constant_folding = false; }, "do not fold constants");
+  exp->add_flag("--no-export-params", [&](int64_t) { opts.export_params = false; },
+                "parameters become graph inputs without values");
+  exp->add_flag("--keep-initializers-as-inputs", opts.keep_initializers_as_inputs, "list initializers as graph inputs too");
+  exp->add_option("--training", training, "eval | preserve | train")->capture_default_str();
+  exp->add_option("--operator-export-type", opts.operator_export_type, "onnx (fail on unmapped ops)");
+  exp->add_flag("--verbose", opts.verbose, "print the exported graph with types and provenance");
+  exp->add_flag("--no-check", [&](int64_t) { opts.check = false; }, "skip the ONNX checker on the written file");
+  exp->add_flag("--no-strict", [&](int64_t) { opts.strict = false; }, "don't validate each node against ONNX schemas");
+  exp->add_option("--seed", opts.seed, "seed for random example inputs")->capture_default_str();
+  exp->add_option("--config", config, "JSON file with torch.onnx.export option names as keys");
+
+  std::vector<std::string> dirs;
+  int ops_opset = 0;
+  bool json = false;
+  auto* ops = app.add_subcommand("ops", "list every registered mapping: torch op, since-opset, pack");
+  ops->add_option("--opset", ops_opset, "only mappings usable at this opset");
+  ops->add_flag("--json", json, "JSON array of {op, since_opset, pack, file}");
+  ops->add_option("--plugin-dir", dirs, "extra directory of op packs");
+  auto* plugins = app.add_subcommand("plugins", "list every op pack found, with its status");
+  plugins->add_flag("--json", json, "JSON output");
+  plugins->add_option("--plugin-dir", dirs, "extra directory of op packs");
+  std::string file;
+  auto* inspect = app.add_subcommand("inspect", "print an ONNX file's graph");
+  inspect->add_option("file", file, "ONNX file")->required();
+  auto* check = app.add_subcommand("check", "run the ONNX checker and shape inference on a file");
+  check->add_option("file", file, "ONNX file")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (*exp) {
+      opts.training = onnxport::parse_training_mode(training);
+      return run_export(model, output, opts, config, inputs, axes, opsets, input_names, output_names, *exp);
+    }
+    if (*ops) return run_ops(dirs, ops_opset, json);
+    if (*plugins) return run_plugins(dirs, json);
+    if (*inspect) {
+      std::cout << onnxport::core::print_graph(onnxport::core::read_model_file(file));
+      return 0;
+    }
+    if (*check) {
+      std::cout << file << ": " << onnxport::core::check_model_file(file).summary << "\n";
+      return 0;
+    }
+  } catch (const onnxport::Error& e) {
+    std::cerr << "onnxport: " << e.kind() << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "onnxport: internal error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

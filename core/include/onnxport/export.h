@@ -1,0 +1,59 @@
+#pragma once
+// onnxport's C++ API: export a TorchScript file, a loaded torch::jit::Module, or a traced
+// C++ callable to ONNX, in-process. The CLI is a thin layer over this.
+#include <torch/script.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "onnxport/options.h"
+
+namespace onnxport {
+
+class Registry;
+class PackLoader;
+
+struct ExportReport {
+  std::string output_path;
+  size_t node_count = 0;
+  size_t initializer_count = 0;
+  size_t initializer_bytes = 0;
+  std::map<std::string, size_t> op_histogram;  // ONNX op_type -> count
+  std::string graph_text;                      // readable graph (filled with options.verbose)
+  double seconds_prepare = 0, seconds_convert = 0, seconds_write = 0, seconds_check = 0;
+};
+
+// Holds the loaded op packs; reuse one Exporter for many exports.
+class Exporter {
+ public:
+  explicit Exporter(const std::vector<std::string>& plugin_dirs = {}, bool load_builtin = true);
+  ~Exporter();
+
+  // Load a .pt file and export it. Inputs come from options.inputs (random or .npy) when
+  // `example_inputs` is empty.
+  ExportReport export_file(const std::string& model_path, const std::string& output_path, const ExportOptions& options,
+                           std::vector<torch::jit::IValue> example_inputs = {});
+  // Export an already loaded module (it is not modified: a frozen copy is converted).
+  ExportReport export_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> example_inputs,
+                             const std::string& output_path, const ExportOptions& options);
+  // Trace a C++ callable (e.g. a torch::nn C++-frontend module's forward) and export the trace.
+  ExportReport export_function(const std::function<torch::jit::IValue(std::vector<torch::jit::IValue>)>& fn,
+                               std::vector<torch::jit::IValue> example_inputs, const std::string& output_path,
+                               const ExportOptions& options,
+                               const std::map<std::string, at::Tensor>& named_parameters = {});
+
+  Registry& registry();
+  const PackLoader& loader() const;
+
+ private:
+  std::unique_ptr<Registry> registry_;
+  std::unique_ptr<PackLoader> loader_;
+};
+
+// Builds example inputs from specs ("NAME:1x3x224x224:float32" or "NAME=file.npy").
+std::vector<torch::jit::IValue> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed = 0);
+
+}  // namespace onnxport

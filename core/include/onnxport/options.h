@@ -1,0 +1,53 @@
+#pragma once
+// Export options: torch.onnx.export's names and meanings, plus onnxport's own.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "onnxport/dtype.h"
+
+namespace onnxport {
+
+struct InputSpec {
+  std::string name;            // graph input name
+  std::vector<int64_t> shape;  // for random inputs
+  DType dtype = DType::Float;
+  std::string npy_file;        // exact values from a .npy file (shape/dtype from the file)
+
+  // "x:1x3x224x224:float32", "x:1x3x224x224" (float32), "x=inputs/x.npy"
+  static InputSpec parse(const std::string& text);
+};
+
+enum class TrainingMode { Eval, Preserve, Train };
+
+struct ExportOptions {
+  // torch.onnx.export parity
+  bool export_params = true;
+  bool verbose = false;
+  TrainingMode training = TrainingMode::Eval;
+  std::vector<std::string> input_names;
+  std::vector<std::string> output_names;
+  std::string operator_export_type = "onnx";  // onnx | onnx_aten | onnx_aten_fallback | onnx_fallthrough
+  int opset_version = 17;
+  bool do_constant_folding = true;
+  std::map<std::string, std::map<int64_t, std::string>> dynamic_axes;  // value name -> axis -> dim name
+  bool keep_initializers_as_inputs = false;
+  std::map<std::string, int> custom_opsets;  // domain -> version
+  // onnxport's own
+  std::vector<InputSpec> inputs;
+  std::vector<std::string> plugin_dirs;
+  bool strict = true;   // validate every g.op against ONNX's schema
+  bool check = true;    // run the ONNX checker + shape inference on the written file
+  uint64_t seed = 0;    // random example inputs
+
+  void validate() const;  // throws ConfigError
+};
+
+// Reads a JSON config whose keys are the option names above (throws ConfigError on unknown
+// keys or wrong types, naming the file and key) into `options`.
+void load_config_file(const std::string& path, ExportOptions& options);
+
+const char* training_mode_name(TrainingMode m);
+TrainingMode parse_training_mode(const std::string& s);
+
+}  // namespace onnxport

@@ -1,0 +1,254 @@
+#include "convert.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "onnxport/errors.h"
+
+namespace onnxport::core {
+
+namespace {
+
+std::string kind_of(const torch::jit::Node* n) { return n->kind().toQualString(); }
+
+bool is_constant_node(const torch::jit::Node* n) { return n->kind() == c10::prim::Constant; }
+
+void visit_nodes(const torch::jit::Block* block, const std::function<void(const torch::jit::Node*)>& fn) {
+  for (const auto* n : block->nodes()) {
+    fn(n);
+    for (const auto* b : n->blocks()) visit_nodes(b, fn);
+  }
+}
+
+// Maps TorchScript constants (and the parameters freezing turned into constants) to Values.
+class ConstantMapper {
+ public:
+  ConstantMapper(GraphBuilder& b, const PreparedGraph& p) : builder_(b), prepared_(p) {}
+
+  Value* map(const c10::IValue& iv) {
+    if (iv.isNone()) return builder_.own(CoreValue::make_none_value());
+    if (iv.isInt()) return builder_.add_torch_constant(iv.toInt(), {});
+    if (iv.isDouble()) return builder_.add_torch_constant(iv.toDouble(), {});
+    if (iv.isBool()) return builder_.add_torch_constant(iv.toBool(), {});
+    if (iv.isString()) return builder_.add_torch_constant(iv.toStringRef(), {});
+    if (iv.isDevice()) return builder_.add_torch_constant(iv.toDevice().str(), {});
+    if (iv.isIntList()) return builder_.add_torch_constant(iv.toIntVector(), {});
+    if (iv.isDoubleList()) return builder_.add_torch_constant(iv.toDoubleVector(), {});
+    if (iv.isTensor()) return tensor(iv.toTensor());
+    if (iv.isList() || iv.isTuple()) {
+      std::vector<Value*> items;
+      if (iv.isList())
+        for (const auto& e : iv.toListRef()) items.push_back(map(e));
+      else
+        for (const auto& e : iv.toTupleRef().elements()) items.push_back(map(e));
+      return builder_.own(CoreValue::make_list_value(items));
+    }
+    throw ExportError("unsupported TorchScript constant of type " + iv.type()->str());
+  }
+
+ private:
+  Value* tensor(const at::Tensor& t) {
+    const void* key = t.data_ptr();
+    auto named = prepared_.tensor_names.find(key);
+    if (named == prepared_.tensor_names.end())
+      return builder_.add_torch_constant(borrow_tensor(t), {});
+    auto& cached = by_name_[named->second];
+    if (!cached) cached = builder_.add_parameter(named->second, borrow_tensor(t));
+    return cached;
+  }
+  GraphBuilder& builder_;
+  const PreparedGraph& prepared_;
+  std::map<std::string, Value*> by_name_;
+};
+
+TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
+  TorchNode view;
+  view.kind = kind_of(n);
+  view.num_inputs = n->inputs().size();
+  if (const auto* schema = n->maybeSchema()) {
+    std::ostringstream os;
+    os << *schema;
+    view.schema = os.str();
+    for (const auto& arg : schema->arguments()) view.input_names.push_back(arg.name());
+  }
+  for (const auto* out : n->outputs()) {
+    view.output_types.push_back(tensor_type_of(out, static_dims));
+    const auto k = out->type()->kind();
+    view.output_is_scalar.push_back(k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType ||
+                                    k == c10::TypeKind::BoolType);
+  }
+  view.module_path = module_path_of(n);
+  view.source_location = source_of(n);
+  return view;
+}
+
+// Without an inlined call stack, a node that reads a parameter lives in that parameter's module.
+std::string module_path_from_params(const torch::jit::Node* n, const PreparedGraph& p) {
+  for (const auto* in : n->inputs()) {
+    if (in->node()->kind() != c10::prim::Constant) continue;
+    auto iv = torch::jit::toIValue(in);
+    if (!iv || !iv->isTensor()) continue;
+    auto it = p.tensor_names.find(iv->toTensor().data_ptr());
+    if (it == p.tensor_names.end()) continue;
+    auto dot = it->second.rfind('.');
+    return dot == std::string::npos ? "" : it->second.substr(0, dot);
+  }
+  return "";
+}
+
+TensorType input_type(const at::Tensor& t, const std::string& name, const ExportOptions& o) {
+  TensorType type;
+  type.dtype = dtype_of(t.scalar_type());
+  std::vector<Dim> dims;
+  const auto axes = o.dynamic_axes.find(name);
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    if (axes != o.dynamic_axes.end() && axes->second.count(i)) dims.push_back(Dim::named(axes->second.at(i)));
+    else dims.push_back(Dim::fixed(t.size(i)));
+  }
+  type.shape = dims;
+  return type;
+}
+
+void apply_dynamic_axes(TensorType& type, const std::string& name, const ExportOptions& o) {
+  auto axes = o.dynamic_axes.find(name);
+  if (axes == o.dynamic_axes.end() || !type.shape) return;
+  for (const auto& [axis, dim_name] : axes->second)
+    if (axis >= 0 && axis < static_cast<int64_t>(type.shape->size())) (*type.shape)[axis] = Dim::named(dim_name);
+}
+
+}  // namespace
+
+void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx) {
+  struct Missing {
+    size_t count = 0;
+    std::set<std::string> paths;
+  };
+  std::map<std::string, Missing> missing;
+  const int opset = ctx.options.opset_version;
+  visit_nodes(graph.block(), [&](const torch::jit::Node* n) {
+    if (is_constant_node(n)) return;
+    const std::string kind = kind_of(n);
+    if (ctx.registry.lookup(kind, opset)) return;
+    auto& m = missing[kind];
+    ++m.count;
+    const std::string path = module_path_of(n);
+    if (m.paths.size() < 5) m.paths.insert(path.empty() ? "<top>" : path);
+  });
+  if (missing.empty()) return;
+  std::ostringstream os;
+  os << missing.size() << " operator" << (missing.size() > 1 ? "s have" : " has") << " no mapping at opset " << opset
+     << ":";
+  bool later_opset = false;
+  for (const auto& [kind, m] : missing) {
+    os << "\n  " << kind << " x" << m.count << " in ";
+    bool first = true;
+    for (const auto& p : m.paths) {
+      os << (first ? "" : ", ") << p;
+      first = false;
+    }
+    if (auto from = ctx.registry.earliest_opset(kind); from && *from > opset) {
+      os << " (supported from opset " << *from << ")";
+      later_opset = true;
+    }
+  }
+  ErrorContext ec;
+  ec.model_file = ctx.model_file;
+  ec.hint = later_opset ? "raise --opset, or add an op pack mapping the rest (--plugin-dir)"
+                        : "add an op pack that maps them (--plugin-dir DIR); `onnxport ops` lists what is mapped";
+  throw UnsupportedOpError(os.str(), ec);
+}
+
+void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder, OnnxModel& model) {
+  const torch::jit::Graph& graph = *prepared.graph;
+  const ExportOptions& o = ctx.options;
+  const bool static_dims = o.dynamic_axes.empty();
+  check_coverage(graph, ctx);
+
+  std::unordered_map<const torch::jit::Value*, Value*> env;
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const auto* in = graph.inputs()[i];
+    const std::string name = i < ctx.input_names.size() ? ctx.input_names[i] : "input_" + std::to_string(i);
+    if (i >= prepared.example_tensors.size())
+      throw ConfigError("graph input " + std::to_string(i) + " ('" + in->debugName() + "') has no example tensor");
+    env[in] = builder.add_input(name, input_type(prepared.example_tensors[i], name, o));
+  }
+
+  ConstantMapper constants(builder, prepared);
+  for (const auto* n : graph.nodes()) {
+    if (is_constant_node(n)) {
+      auto iv = torch::jit::toIValue(n->output());
+      env[n->output()] = constants.map(*iv);
+      continue;
+    }
+    const std::string kind = kind_of(n);
+    const RegistryEntry* entry = ctx.registry.lookup(kind, o.opset_version);
+    TorchNode view = view_of(n, static_dims);
+    if (view.module_path.empty()) view.module_path = module_path_from_params(n, prepared);
+    std::vector<Value*> args;
+    for (const auto* in : n->inputs()) {
+      auto it = env.find(in);
+      if (it == env.end()) throw ExportError("internal: input '" + in->debugName() + "' of " + kind + " was not converted");
+      args.push_back(it->second);
+    }
+    ErrorContext ec{ctx.model_file, kind, entry->pack.describe(), view.module_path, view.source_location, {}};
+    builder.set_origin(NodeOrigin{entry->pack.id, kind, view.module_path, view.source_location});
+    std::vector<Value*> outs;
+    try {
+      outs = entry->fn(builder, view, Args(args, view));
+    } catch (Error& e) {
+      e.add_context(ec);
+      throw;
+    } catch (const c10::Error& e) {
+      throw ExportError(std::string("symbolic failed: ") + e.what_without_backtrace(), ec);
+    } catch (const std::exception& e) {
+      ec.hint = "this is a bug in the op pack";
+      throw ExportError(std::string("symbolic threw: ") + e.what(), ec);
+    }
+    if (outs.size() != n->outputs().size()) {
+      ec.hint = "the symbolic must return one value per TorchScript output";
+      throw ExportError("symbolic returned " + std::to_string(outs.size()) + " values for " +
+                            std::to_string(n->outputs().size()) + " outputs",
+                        ec);
+    }
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (!outs[i]) {
+        ec.hint = "return g.none() for a None output";
+        throw ExportError("symbolic returned a null value for output " + std::to_string(i), ec);
+      }
+      auto* cv = static_cast<CoreValue*>(outs[i]);
+      if (cv->is_tensor() && !cv->is_constant() && cv->type().dtype == DType::Undefined) {
+        cv->set_type(view.output_types[i]);
+        if (!cv->name().empty() && view.output_types[i].dtype != DType::Undefined)
+          model.value_types[cv->name()] = to_type_proto(view.output_types[i]);
+      }
+      if (view.output_is_scalar[i]) cv->set_scalar(true);
+      env[n->outputs()[i]] = outs[i];
+    }
+  }
+
+  // Graph outputs, flattened (a list output contributes its elements).
+  std::vector<Value*> flat;
+  std::function<void(Value*)> flatten = [&](Value* v) {
+    if (v->is_list())
+      for (Value* e : v->elements()) flatten(e);
+    else
+      flat.push_back(v);
+  };
+  for (const auto* out : graph.outputs()) flatten(env.at(out));
+  builder.set_origin(NodeOrigin{"", "", "", ""});
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
+    const std::string name = i < o.output_names.size() ? o.output_names[i] : "output_" + std::to_string(i);
+    builder.name_output(flat[i], name);
+    TensorType type = flat[i]->type();
+    if (auto it = model.value_types.find(name); it != model.value_types.end()) type = from_type_proto(it->second);
+    apply_dynamic_axes(type, name, o);
+    model.outputs.push_back(GraphIO{name, type});
+  }
+  if (o.output_names.size() > flat.size())
+    throw ConfigError(std::to_string(o.output_names.size()) + " output names given, the model has " +
+                      std::to_string(flat.size()) + " outputs");
+}
+
+}  // namespace onnxport::core

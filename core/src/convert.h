@@ -1,0 +1,25 @@
+#pragma once
+// The conversion driver: every TorchScript node goes through the registry to its symbolic.
+#include <string>
+
+#include "graph_builder.h"
+#include "onnxport/options.h"
+#include "onnxport/registry/registry.h"
+#include "torch_graph.h"
+
+namespace onnxport::core {
+
+struct ConvertContext {
+  const Registry& registry;
+  const ExportOptions& options;
+  std::string model_file;
+  std::vector<std::string> input_names;  // graph input names, in order
+};
+
+// Throws UnsupportedOpError listing every unmapped op (with counts and module paths) before
+// converting anything.
+void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx);
+
+void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder, OnnxModel& model);
+
+}  // namespace onnxport::core

@@ -1,0 +1,177 @@
+#include "onnxport/export.h"
+
+#include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
+
+#include <cstring>
+
+#include <chrono>
+
+#include "convert.h"
+#include "graph_builder.h"
+#include "npy.h"
+#include "onnx_io.h"
+#include "onnxport/errors.h"
+#include "onnxport/registry/loader.h"
+#include "torch_graph.h"
+
+namespace onnxport {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<std::string> graph_input_names(const ExportOptions& o, size_t count) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < count; ++i) {
+    if (i < o.input_names.size()) names.push_back(o.input_names[i]);
+    else if (i < o.inputs.size() && !o.inputs[i].name.empty()) names.push_back(o.inputs[i].name);
+    else names.push_back("input_" + std::to_string(i));
+  }
+  return names;
+}
+
+ExportReport convert_and_write(const core::PreparedGraph& prepared, const Registry& registry,
+                               const std::string& model_file, const std::string& output_path,
+                               const ExportOptions& options, double seconds_prepare) {
+  ExportReport report;
+  report.output_path = output_path;
+  report.seconds_prepare = seconds_prepare;
+  auto t0 = std::chrono::steady_clock::now();
+
+  core::OnnxModel model;
+  core::BuilderOptions bo;
+  bo.opset = options.opset_version;
+  bo.training = options.training == TrainingMode::Train;
+  bo.strict = options.strict;
+  for (const auto& [domain, entry] : registry.domains()) bo.custom_domains[domain] = entry.version;
+  for (const auto& [domain, version] : options.custom_opsets) bo.custom_domains[domain] = version;
+  core::GraphBuilder builder(model, bo);
+
+  core::ConvertContext ctx{registry, options, model_file,
+                           graph_input_names(options, prepared.graph->inputs().size())};
+  core::convert_graph(prepared, ctx, builder, model);
+  core::eliminate_dead_code(model);
+  report.seconds_convert = seconds_since(t0);
+
+  core::ModelMeta meta;
+  meta.producer_version = ONNXPORT_VERSION;
+  meta.export_params = options.export_params;
+  meta.keep_initializers_as_inputs = options.keep_initializers_as_inputs;
+  meta.provenance_doc_strings = options.verbose;
+  t0 = std::chrono::steady_clock::now();
+  core::write_model(model, meta, output_path);
+  report.seconds_write = seconds_since(t0);
+
+  report.node_count = model.nodes.size();
+  report.initializer_count = model.initializers.size();
+  for (const auto& init : model.initializers) report.initializer_bytes += init.tensor.nbytes();
+  for (const auto& n : model.nodes) ++report.op_histogram[n.proto.op_type()];
+  if (options.verbose) report.graph_text = core::print_graph(core::build_model_proto(model, meta, true), &model);
+
+  if (options.check) {
+    t0 = std::chrono::steady_clock::now();
+    try {
+      core::check_model_file(output_path);
+    } catch (Error& e) {
+      std::remove(output_path.c_str());
+      e.add_context(ErrorContext{model_file, {}, {}, {}, {}, "this is an onnxport bug; --no-check writes the file anyway"});
+      throw;
+    }
+    report.seconds_check = seconds_since(t0);
+  }
+  return report;
+}
+}  // namespace
+
+std::vector<torch::jit::IValue> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed) {
+  std::vector<torch::jit::IValue> out;
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  for (const auto& spec : specs) {
+    if (!spec.npy_file.empty()) {
+      Tensor t = core::read_npy(spec.npy_file);
+      at::Tensor a = at::empty(t.shape(), at::TensorOptions().dtype(core::scalar_type_of(t.dtype())));
+      std::memcpy(a.data_ptr(), t.data(), t.nbytes());
+      out.emplace_back(a);
+      continue;
+    }
+    auto opts = at::TensorOptions().dtype(core::scalar_type_of(spec.dtype));
+    if (is_floating(spec.dtype)) {
+      out.emplace_back(at::randn(spec.shape, gen, opts));
+    } else if (spec.dtype == DType::Bool) {
+      out.emplace_back(at::randint(0, 2, spec.shape, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool));
+    } else {
+      // Small non-negative integers keep index-like inputs (embeddings, gathers) valid.
+      out.emplace_back(at::randint(0, 8, spec.shape, gen, opts));
+    }
+  }
+  return out;
+}
+
+Exporter::Exporter(const std::vector<std::string>& plugin_dirs, bool load_builtin)
+    : registry_(std::make_unique<Registry>()), loader_(std::make_unique<PackLoader>(*registry_)) {
+  if (load_builtin) loader_->load_dir(builtin_pack_dir());
+  for (const auto& dir : env_pack_dirs()) loader_->load_dir(dir);
+  for (const auto& dir : plugin_dirs) loader_->load_dir(dir);
+}
+
+Exporter::~Exporter() = default;
+Registry& Exporter::registry() { return *registry_; }
+const PackLoader& Exporter::loader() const { return *loader_; }
+
+ExportReport Exporter::export_file(const std::string& model_path, const std::string& output_path,
+                                   const ExportOptions& options, std::vector<torch::jit::IValue> example_inputs) {
+  options.validate();
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(model_path);
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    throw ModelError("cannot load TorchScript model '" + model_path + "': " + what.substr(0, what.find('\n')),
+                     ErrorContext{model_path, {}, {}, {}, {}, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save(); custom ops need their library loaded"});
+  }
+  if (example_inputs.empty()) example_inputs = make_example_inputs(options.inputs, options.seed);
+  try {
+    return export_module(module, std::move(example_inputs), output_path, options);
+  } catch (Error& e) {
+    e.add_context(ErrorContext{model_path, {}, {}, {}, {}, {}});
+    throw;
+  }
+}
+
+ExportReport Exporter::export_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> example_inputs,
+                                     const std::string& output_path, const ExportOptions& options) {
+  options.validate();
+  if (example_inputs.empty())
+    throw ConfigError("no example inputs", ErrorContext{{}, {}, {}, {}, {}, "give --input NAME:1x3x224x224:float32 (or NAME=FILE.npy) for each forward argument"});
+  auto t0 = std::chrono::steady_clock::now();
+  core::PreparedGraph prepared = core::prepare_module(module, example_inputs, options);
+  return convert_and_write(prepared, *registry_, "", output_path, options, seconds_since(t0));
+}
+
+ExportReport Exporter::export_function(const std::function<torch::jit::IValue(std::vector<torch::jit::IValue>)>& fn,
+                                       std::vector<torch::jit::IValue> example_inputs, const std::string& output_path,
+                                       const ExportOptions& options,
+                                       const std::map<std::string, at::Tensor>& named_parameters) {
+  options.validate();
+  auto t0 = std::chrono::steady_clock::now();
+  auto traced = torch::jit::tracer::trace(
+      example_inputs,
+      [&fn](torch::jit::Stack in) -> torch::jit::Stack { return {fn(std::vector<torch::jit::IValue>(in.begin(), in.end()))}; },
+      [](const at::Tensor&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false);
+  core::PreparedGraph prepared;
+  prepared.graph = std::get<0>(traced)->graph;
+  for (const auto& [name, t] : named_parameters) prepared.tensor_names.emplace(t.data_ptr(), name);
+  torch::jit::Inline(*prepared.graph);
+  torch::jit::LowerAllTuples(prepared.graph);
+  torch::jit::EliminateDeadCode(prepared.graph);
+  for (const auto& iv : example_inputs)
+    if (iv.isTensor()) prepared.example_tensors.push_back(iv.toTensor());
+  core::record_types(*prepared.graph, example_inputs);
+  return convert_and_write(prepared, *registry_, "", output_path, options, seconds_since(t0));
+}
+
+}  // namespace onnxport

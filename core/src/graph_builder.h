@@ -1,0 +1,67 @@
+#pragma once
+// The host's implementation of the SDK Graph: turns g.op calls into ONNX nodes, checks them
+// against ONNX's schemas (strict mode), and types their outputs with ONNX's per-node inference.
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "onnx_ir.h"
+#include "onnxport/graph.h"
+
+namespace onnxport::core {
+
+struct BuilderOptions {
+  int opset = 17;
+  bool training = false;
+  bool strict = true;
+  std::map<std::string, int> custom_domains;  // declared by packs, overridden by custom_opsets
+};
+
+class GraphBuilder : public Graph {
+ public:
+  GraphBuilder(OnnxModel& model, BuilderOptions options);
+
+  int opset() const override { return options_.opset; }
+  bool training() const override { return options_.training; }
+
+  // The node being converted: every node created until the next call carries this origin.
+  void set_origin(NodeOrigin origin) { origin_ = std::move(origin); }
+  const NodeOrigin& origin() const { return origin_; }
+
+  // Values the driver creates for TorchScript inputs, constants and parameters.
+  CoreValue* add_input(const std::string& name, const TensorType& type);
+  CoreValue* add_torch_constant(Value::Constant payload, TensorType type);
+  CoreValue* add_parameter(const std::string& name, const Tensor& t);
+  CoreValue* own(std::unique_ptr<CoreValue> v);
+
+  // The ONNX name of a tensor value, creating its Constant/initializer if it has none yet.
+  const std::string& materialize(Value* v);
+  // Gives an ONNX output the requested name (renaming the producer, or adding an Identity).
+  void name_output(Value* v, const std::string& name);
+
+ protected:
+  std::vector<Value*> add_node(const std::string& name, const std::vector<Value*>& inputs, const Attrs& attrs,
+                               int num_outputs) override;
+  Value* add_constant(const Tensor& t) override;
+  Value* make_none() override;
+  Value* make_list(const std::vector<Value*>& items) override;
+
+ private:
+  std::string unique_node_name(const std::string& op_type);
+  void infer_types(OnnxNode& node, const std::vector<CoreValue*>& outputs);
+  void verify_schema(const OnnxNode& node, const std::string& domain);
+  [[noreturn]] void fail_node(const std::string& message, const std::string& hint = "");
+
+  OnnxModel& model_;
+  BuilderOptions options_;
+  NodeOrigin origin_;
+  std::deque<std::unique_ptr<CoreValue>> values_;
+  std::unordered_map<const Value*, std::string> pending_initializer_names_;
+  std::unordered_map<std::string, onnx::TensorProto> constant_data_;  // small constants, for inference
+  std::unordered_map<std::string, int> name_counts_;
+  std::unordered_set<std::string> used_names_;
+  int next_constant_ = 0;
+};
+
+}  // namespace onnxport::core

@@ -1,0 +1,73 @@
+#pragma once
+// Core-owned ONNX IR: the nodes symbolics create, initializers that borrow parameter memory,
+// graph inputs/outputs and the value types ONNX inference produced.
+#include <onnx/onnx_pb.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "onnxport/tensor.h"
+#include "onnxport/types.h"
+#include "onnxport/value.h"
+
+namespace onnxport::core {
+
+// Where a node came from: the op pack and the TorchScript node it converted.
+struct NodeOrigin {
+  std::string pack;         // pack id
+  std::string torch_op;     // "aten::_convolution"
+  std::string module_path;  // "features.0"
+  std::string source;       // "model.py:12"
+};
+
+struct OnnxNode {
+  onnx::NodeProto proto;
+  NodeOrigin origin;
+};
+
+struct Initializer {
+  std::string name;
+  Tensor tensor;
+};
+
+struct GraphIO {
+  std::string name;
+  TensorType type;
+};
+
+struct OnnxModel {
+  std::vector<OnnxNode> nodes;
+  std::vector<Initializer> initializers;
+  std::vector<GraphIO> inputs;
+  std::vector<GraphIO> outputs;
+  std::map<std::string, int> opset_imports;                  // "" is the default domain
+  std::unordered_map<std::string, onnx::TypeProto> value_types;  // from per-node inference
+};
+
+// The host-side Value: the SDK class with its fields reachable by the core.
+class CoreValue : public Value {
+ public:
+  static std::unique_ptr<CoreValue> make_tensor(std::string name, TensorType type, bool scalar = false);
+  static std::unique_ptr<CoreValue> make_constant(Constant payload, TensorType type);
+  static std::unique_ptr<CoreValue> make_none_value();
+  static std::unique_ptr<CoreValue> make_list_value(std::vector<Value*> items);
+
+  void set_name(std::string n) { name_ = std::move(n); }
+  void set_type(TensorType t) { type_ = std::move(t); }
+  void set_scalar(bool s) { scalar_ = s; }
+};
+
+// TensorType <-> onnx::TypeProto.
+TensorType from_type_proto(const onnx::TypeProto& t);
+onnx::TypeProto to_type_proto(const TensorType& t);
+// Tensor -> TensorProto (copies the bytes; used for small constants only).
+onnx::TensorProto to_tensor_proto(const Tensor& t, const std::string& name);
+Tensor from_tensor_proto(const onnx::TensorProto& t);
+
+int ir_version_for_opset(int opset);
+
+}  // namespace onnxport::core

@@ -1,0 +1,156 @@
+#include "onnxport/options.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+#include "onnxport/errors.h"
+
+namespace onnxport {
+
+namespace {
+ConfigError config_error(const std::string& message, const std::string& hint = "") {
+  ErrorContext ctx;
+  ctx.hint = hint;
+  return ConfigError(message, ctx);
+}
+
+std::vector<int64_t> parse_shape(const std::string& text, const std::string& spec) {
+  std::vector<int64_t> shape;
+  if (text.empty() || text == "scalar") return shape;
+  size_t start = 0;
+  while (true) {
+    size_t x = text.find('x', start);
+    std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    try {
+      size_t used = 0;
+      long long v = std::stoll(part, &used);
+      if (used != part.size() || v < 0) throw std::invalid_argument(part);
+      shape.push_back(v);
+    } catch (const std::exception&) {
+      throw config_error("--input '" + spec + "': bad dimension '" + part + "'",
+                         "write the shape as 1x3x224x224 (or 'scalar')");
+    }
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  return shape;
+}
+}  // namespace
+
+InputSpec InputSpec::parse(const std::string& text) {
+  InputSpec spec;
+  if (auto eq = text.find('='); eq != std::string::npos) {
+    spec.name = text.substr(0, eq);
+    spec.npy_file = text.substr(eq + 1);
+    if (spec.name.empty() || spec.npy_file.empty())
+      throw config_error("--input '" + text + "': expected NAME=FILE.npy");
+    return spec;
+  }
+  auto c1 = text.find(':');
+  if (c1 == std::string::npos || c1 == 0)
+    throw config_error("--input '" + text + "': expected NAME:SHAPE[:DTYPE] or NAME=FILE.npy",
+                       "e.g. --input x:1x3x224x224:float32");
+  spec.name = text.substr(0, c1);
+  auto c2 = text.find(':', c1 + 1);
+  spec.shape = parse_shape(text.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1), text);
+  if (c2 != std::string::npos) {
+    try {
+      spec.dtype = dtype_from_name(text.substr(c2 + 1));
+    } catch (const Error& e) {
+      throw config_error("--input '" + text + "': " + e.message(), e.context().hint);
+    }
+  }
+  return spec;
+}
+
+const char* training_mode_name(TrainingMode m) {
+  switch (m) {
+    case TrainingMode::Eval: return "eval";
+    case TrainingMode::Preserve: return "preserve";
+    case TrainingMode::Train: return "train";
+  }
+  return "?";
+}
+
+TrainingMode parse_training_mode(const std::string& s) {
+  if (s == "eval") return TrainingMode::Eval;
+  if (s == "preserve") return TrainingMode::Preserve;
+  if (s == "train") return TrainingMode::Train;
+  throw config_error("training must be eval, preserve or train, got '" + s + "'");
+}
+
+void ExportOptions::validate() const {
+  if (opset_version < 7 || opset_version > 17)
+    throw config_error("opset_version " + std::to_string(opset_version) + " is out of range",
+                       "onnxport exports opsets 7 to 17");
+  static const std::set<std::string> export_types = {"onnx", "onnx_aten", "onnx_aten_fallback", "onnx_fallthrough"};
+  if (!export_types.count(operator_export_type))
+    throw config_error("operator_export_type '" + operator_export_type + "' is unknown",
+                       "use onnx, onnx_aten, onnx_aten_fallback or onnx_fallthrough");
+  if (operator_export_type != "onnx")
+    throw config_error("operator_export_type '" + operator_export_type + "' is not implemented yet",
+                       "use the default 'onnx'");
+  std::set<std::string> names;
+  for (const auto& n : input_names)
+    if (!names.insert(n).second) throw config_error("input name '" + n + "' is given twice");
+  for (const auto& n : output_names)
+    if (!names.insert(n).second) throw config_error("name '" + n + "' is used for two graph inputs/outputs");
+  for (const auto& [domain, version] : custom_opsets)
+    if (version < 1) throw config_error("custom opset " + domain + "=" + std::to_string(version) + " must be >= 1");
+}
+
+void load_config_file(const std::string& path, ExportOptions& o) {
+  std::ifstream in(path);
+  if (!in) throw config_error("cannot open config file '" + path + "'");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const std::exception& e) {
+    throw config_error("config file '" + path + "' is not valid JSON: " + e.what());
+  }
+  if (!j.is_object()) throw config_error("config file '" + path + "' must hold a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const auto& v = it.value();
+    try {
+      if (key == "export_params") o.export_params = v.get<bool>();
+      else if (key == "verbose") o.verbose = v.get<bool>();
+      else if (key == "training") o.training = parse_training_mode(v.get<std::string>());
+      else if (key == "input_names") o.input_names = v.get<std::vector<std::string>>();
+      else if (key == "output_names") o.output_names = v.get<std::vector<std::string>>();
+      else if (key == "operator_export_type") o.operator_export_type = v.get<std::string>();
+      else if (key == "opset_version") o.opset_version = v.get<int>();
+      else if (key == "do_constant_folding") o.do_constant_folding = v.get<bool>();
+      else if (key == "keep_initializers_as_inputs") o.keep_initializers_as_inputs = v.get<bool>();
+      else if (key == "custom_opsets") o.custom_opsets = v.get<std::map<std::string, int>>();
+      else if (key == "strict") o.strict = v.get<bool>();
+      else if (key == "check") o.check = v.get<bool>();
+      else if (key == "seed") o.seed = v.get<uint64_t>();
+      else if (key == "plugin_dirs") o.plugin_dirs = v.get<std::vector<std::string>>();
+      else if (key == "inputs") {
+        o.inputs.clear();
+        for (const auto& s : v) o.inputs.push_back(InputSpec::parse(s.get<std::string>()));
+      } else if (key == "dynamic_axes") {
+        // {"x": {"0": "batch"}} or, as in torch.onnx, {"x": [0, 1]} with generated names.
+        for (auto d = v.begin(); d != v.end(); ++d) {
+          auto& axes = o.dynamic_axes[d.key()];
+          if (d.value().is_array()) {
+            for (const auto& a : d.value())
+              axes[a.get<int64_t>()] = d.key() + "_dynamic_axes_" + std::to_string(a.get<int64_t>() + 1);
+          } else {
+            for (auto a = d.value().begin(); a != d.value().end(); ++a) axes[std::stoll(a.key())] = a.value().get<std::string>();
+          }
+        }
+      } else {
+        throw config_error("config file '" + path + "': unknown key '" + key + "'",
+                           "see `onnxport export --help` for the option names");
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw config_error("config file '" + path + "': key '" + key + "' has the wrong type: " + e.what());
+    }
+  }
+}
+
+}  // namespace onnxport

@@ -1,0 +1,41 @@
+#pragma once
+// The TorchScript side: turning a module + example inputs into a clean, fully typed JIT graph.
+#include <torch/script.h>
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "onnxport/options.h"
+#include "onnxport/tensor.h"
+#include "onnxport/types.h"
+
+namespace onnxport::core {
+
+struct PreparedGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  // Parameter/buffer storage -> its path in the module ("features.0.weight").
+  std::unordered_map<const void*, std::string> tensor_names;
+  std::vector<at::Tensor> example_tensors;  // one per graph input
+};
+
+// Freeze (constants for parameters), inline, lower tuples, clean up, then run the graph once on
+// the example inputs to record the concrete type of every tensor value.
+PreparedGraph prepare_module(const torch::jit::Module& module, const std::vector<torch::jit::IValue>& inputs,
+                             const ExportOptions& options);
+
+// Run a graph once on example inputs and set concrete types on its top-level values.
+void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
+
+DType dtype_of(at::ScalarType t);
+at::ScalarType scalar_type_of(DType t);
+// Wraps a tensor without copying (a contiguous copy only if it isn't contiguous).
+Tensor borrow_tensor(const at::Tensor& t);
+TensorType tensor_type_of(const torch::jit::Value* v, bool keep_static_dims);
+
+// "features.0" from the node's inlined call stack ("" if it has none).
+std::string module_path_of(const torch::jit::Node* node);
+std::string source_of(const torch::jit::Node* node);
+
+}  // namespace onnxport::core

@@ -1,0 +1,56 @@
+#pragma once
+// The symbolic registry: (torch op, since-opset) -> symbolic, with the pack that provided it.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "onnxport/registrar.h"
+
+namespace onnxport {
+
+struct PackRef {
+  std::string id;    // "nn"
+  std::string file;  // absolute path of the .so ("" for packs registered in-process)
+  std::string describe() const;  // "nn (/abs/libonnxport_nn.so)"
+};
+
+struct RegistryEntry {
+  std::string torch_op;
+  int since_opset = 1;
+  Symbolic fn;
+  PackRef pack;
+  bool is_override = false;
+  std::vector<PackRef> overridden;  // packs whose entry for this key this one replaced
+};
+
+class Registry {
+ public:
+  // Adds every registration and domain of one pack, atomically: on a duplicate key without
+  // override (against an earlier pack, or twice within the pack) nothing is added and a
+  // RegistryError names both packs' files and the key.
+  void add_pack(const PackRef& pack, const Registrar& registrar);
+
+  // Greatest since-opset <= opset for this op, or nullptr.
+  const RegistryEntry* lookup(const std::string& torch_op, int opset) const;
+  // Smallest since-opset registered for the op (for "supported from opset N" hints).
+  std::optional<int> earliest_opset(const std::string& torch_op) const;
+  bool has_op(const std::string& torch_op) const;
+
+  // All entries, sorted by op then since-opset.
+  std::vector<const RegistryEntry*> entries() const;
+
+  // Custom domains declared by packs: domain -> (version, pack). Two packs declaring one
+  // domain with different versions: RegistryError.
+  struct DomainEntry {
+    int version = 1;
+    PackRef pack;
+  };
+  const std::map<std::string, DomainEntry>& domains() const { return domains_; }
+
+ private:
+  std::map<std::string, std::map<int, RegistryEntry>> table_;
+  std::map<std::string, DomainEntry> domains_;
+};
+
+}  // namespace onnxport

@@ -1,0 +1,111 @@
+#pragma once
+// Shared building blocks for symbolics: the C++ counterparts of torch.onnx's symbolic_helper.
+//
+//  - dims and dtypes: normalize_dim, rank_of, static_dim, dtype_from_scalar_type
+//  - opset-aware ONNX snippets: unsqueeze/squeeze (axes attribute before opset 13, input
+//    from 13), slice (attributes at opset 9, inputs from 10), reduce (ReduceSum's axes become
+//    an input at 13, the other Reduce* ops keep the attribute up to opset 17), split, pad, ...
+//  - PyTorch type promotion: result_type / promote (numbers < 0-d tensors < tensors)
+//  - combinators, so that most mappings are one line:
+//
+//      r.add("aten::tanh", 9, unary("Tanh"));
+//      add_with_inplace(r, "aten::add", 9, binary("Add"));   // aten::add and aten::add_
+//
+// Every function throws ArgumentError (naming what it needed) instead of building a wrong graph.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "onnxport/sdk.h"
+
+namespace onnxport::helpers {
+
+// ---------------------------------------------------------------- dims, ranks, dtypes
+
+// dim in [-rank, rank) -> [0, rank). ArgumentError when out of range.
+int64_t normalize_dim(int64_t dim, int64_t rank);
+std::vector<int64_t> normalize_dims(const std::vector<int64_t>& dims, int64_t rank);
+
+// The rank of v, or ArgumentError saying that `what` (e.g. "aten::transpose input") needs it.
+int64_t rank_of(const Value* v, const std::string& what);
+// The size of dimension `dim` (may be negative) when it is statically known.
+std::optional<int64_t> static_dim(const Value* v, int64_t dim);
+// All dims, when they are statically known.
+std::optional<std::vector<int64_t>> static_shape(const Value* v);
+
+// c10::ScalarType numbering (the `dtype` int arguments of aten ops) -> DType.
+DType dtype_from_scalar_type(int64_t scalar_type);
+
+// The element type of v: the payload's type for constants (int -> Int64, float -> Double,
+// bool -> Bool), otherwise type().dtype (Undefined when unknown).
+DType dtype_of(const Value* v);
+// The value of a constant number (int/float/bool, or a one-element tensor payload).
+std::optional<double> constant_number(const Value* v);
+
+// A tensor of `shape` filled with `value` (for default BatchNorm/LayerNorm weights, ...).
+Tensor full_tensor(DType dtype, const std::vector<int64_t>& shape, double value);
+// A 0-d constant with the dtype of `like` (Float when like's dtype is unknown).
+Value* scalar_like(Graph& g, double value, const Value* like);
+
+// ---------------------------------------------------------------- opset-aware ONNX snippets
+
+// Cast unless v already has that dtype. A constant number becomes a new constant (no Cast node).
+Value* cast(Graph& g, Value* v, DType to);
+Value* unsqueeze(Graph& g, Value* v, const std::vector<int64_t>& axes);
+// Empty axes: squeeze every dimension of size 1.
+Value* squeeze(Graph& g, Value* v, const std::vector<int64_t>& axes = {});
+Value* reshape(Graph& g, Value* v, const std::vector<int64_t>& shape);
+Value* reshape(Graph& g, Value* v, Value* shape);  // shape: a 1-d int64 tensor
+Value* transpose(Graph& g, Value* v, const std::vector<int64_t>& perm);
+Value* concat(Graph& g, const std::vector<Value*>& values, int64_t axis);
+// Constant bounds; steps empty means all 1. Opset 9 (attributes) only supports steps of 1.
+Value* slice(Graph& g, Value* v, const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
+             const std::vector<int64_t>& ends, const std::vector<int64_t>& steps = {});
+// Dynamic bounds (1-d int64 tensors; axes/steps may be nullptr). Needs opset >= 10.
+Value* slice(Graph& g, Value* v, Value* starts, Value* ends, Value* axes, Value* steps);
+Value* shape_of(Graph& g, Value* v);
+// Size of one dimension as a 0-d int64 tensor (1-d [1] with as_1d). A constant when static.
+Value* size(Graph& g, Value* v, int64_t dim, bool as_1d = false);
+Value* gather(Graph& g, Value* data, Value* indices, int64_t axis);
+// Reduce over axes (empty: over all dims). op is "ReduceSum", "ReduceMean", "ReduceMax", ...
+Value* reduce(Graph& g, const std::string& op, Value* v, const std::vector<int64_t>& axes, bool keepdims);
+// Split along axis into pieces of the given sizes.
+std::vector<Value*> split(Graph& g, Value* v, const std::vector<int64_t>& sizes, int64_t axis);
+// Constant padding. pads in ONNX order: begins of every dim, then ends of every dim.
+Value* pad_constant(Graph& g, Value* v, const std::vector<int64_t>& pads, double value = 0.0);
+
+// A 1-d int64 tensor from a TorchScript int list: a constant list, a list whose elements are
+// constants or 0-d/1-d tensors (e.g. from aten::size), or already a 1-d tensor.
+Value* int_list(Graph& g, Value* list);
+
+// ---------------------------------------------------------------- type promotion
+
+// torch.promote_types for the dtypes ONNX can carry.
+DType promote_types(DType a, DType b);
+// torch.result_type: dimensioned tensors win over 0-d tensors, which win over numbers (constant
+// ints/floats/bools, TorchScript scalars, 0-d constants recorded by tracing), unless a lower
+// group has a higher category (bool < integer < floating); numbers then give the default
+// dtype of their category (Float, Int64).
+DType result_type(const std::vector<Value*>& operands);
+// Every operand cast to result_type(operands) (constant numbers are re-made in that dtype).
+std::vector<Value*> promote(Graph& g, const std::vector<Value*>& operands);
+
+// ---------------------------------------------------------------- combinators
+
+// g.op(onnx_op, {arg 0}, attrs).
+Symbolic unary(const std::string& onnx_op, Attrs attrs = {});
+// Same, but integer/bool inputs are cast to float first (aten::sqrt of an int tensor is float).
+Symbolic unary_float(const std::string& onnx_op);
+// g.op(onnx_op, promote(arg 0, arg 1)). An `alpha` argument (aten::add/sub) scales arg 1.
+Symbolic binary(const std::string& onnx_op);
+// Returns argument 0 unchanged (aten::detach, aten::contiguous, prim::NumToTensor, ...).
+Symbolic identity();
+
+// Registers fn for torch_op and for its in-place variant torch_op + "_".
+template <class F>
+void add_with_inplace(Registrar& r, const std::string& torch_op, int since_opset, F fn) {
+  r.add(torch_op, since_opset, fn);
+  r.add(torch_op + "_", since_opset, fn);
+}
+
+}  // namespace onnxport::helpers

@@ -1,0 +1,63 @@
+#pragma once
+// What an op pack registers: (torch op, since-opset, symbolic) triples and the custom ONNX
+// domains it emits. The host hands a Registrar to the pack's entry point.
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "onnxport/args.h"
+#include "onnxport/graph.h"
+#include "onnxport/torch_node.h"
+
+namespace onnxport {
+
+using Symbolic = std::function<std::vector<Value*>(Graph&, const TorchNode&, const Args&)>;
+
+struct Registration {
+  std::string torch_op;   // "aten::relu", "vendor::fancy"
+  int since_opset = 1;    // used for every target opset >= since_opset (until a later entry)
+  Symbolic fn;
+  bool is_override = false;  // may replace another pack's entry for the same key
+};
+
+struct DomainDecl {
+  std::string domain;  // "com.vendor"
+  int version = 1;
+};
+
+class Registrar {
+ public:
+  // fn may return Value* (one output) or std::vector<Value*>.
+  template <class F>
+  void add(const std::string& torch_op, int since_opset, F&& fn) {
+    add_symbolic(torch_op, since_opset, wrap(std::forward<F>(fn)), false);
+  }
+  // Same, but explicitly replaces an entry another pack registered for the same key.
+  template <class F>
+  void add_override(const std::string& torch_op, int since_opset, F&& fn) {
+    add_symbolic(torch_op, since_opset, wrap(std::forward<F>(fn)), true);
+  }
+  void declare_domain(const std::string& domain, int version);
+
+  void add_symbolic(const std::string& torch_op, int since_opset, Symbolic fn, bool is_override);
+  const std::vector<Registration>& registrations() const { return registrations_; }
+  const std::vector<DomainDecl>& domains() const { return domains_; }
+
+ private:
+  template <class F>
+  static Symbolic wrap(F&& fn) {
+    using R = std::invoke_result_t<F&, Graph&, const TorchNode&, const Args&>;
+    if constexpr (std::is_convertible_v<R, Value*>) {
+      return [f = std::forward<F>(fn)](Graph& g, const TorchNode& n, const Args& a) {
+        return std::vector<Value*>{f(g, n, a)};
+      };
+    } else {
+      return Symbolic(std::forward<F>(fn));
+    }
+  }
+  std::vector<Registration> registrations_;
+  std::vector<DomainDecl> domains_;
+};
+
+}  // namespace onnxport

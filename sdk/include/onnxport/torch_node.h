@@ -1,0 +1,23 @@
+#pragma once
+// Read-only view of the TorchScript node a symbolic is converting.
+#include <string>
+#include <vector>
+
+#include "onnxport/types.h"
+
+namespace onnxport {
+
+struct TorchNode {
+  std::string kind;                      // "aten::max_pool2d"
+  std::string schema;                    // operator schema, when the op has one
+  std::vector<std::string> input_names;  // argument names from the schema ("" if unknown)
+  size_t num_inputs = 0;
+  std::vector<TensorType> output_types;  // what tracing saw (static dims) / script types
+  std::vector<bool> output_is_scalar;    // TorchScript int/float/bool outputs
+  std::string module_path;               // "features.0" ("" at the top level)
+  std::string source_location;           // "model.py:42", when the model kept debug info
+
+  size_t num_outputs() const { return output_types.size(); }
+};
+
+}  // namespace onnxport
