@@ -9,6 +9,7 @@
 
 #include <chrono>
 
+#include "constant_folding.h"
 #include "convert.h"
 #include "graph_builder.h"
 #include "npy.h"
@@ -55,6 +56,10 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
                            graph_input_names(options, prepared.graph->inputs().size())};
   core::convert_graph(prepared, ctx, builder, model);
   core::eliminate_dead_code(model);
+  if (options.do_constant_folding) {
+    core::fold_constants(model, options.opset_version, options.export_params);
+    core::eliminate_dead_code(model);
+  }
   report.seconds_convert = seconds_since(t0);
 
   core::ModelMeta meta;

@@ -1,0 +1,16 @@
+#pragma once
+// do_constant_folding: evaluates nodes whose inputs are all constants (initializers, Constant
+// nodes, or Shape of a value whose shape is fully static) with ATen, and replaces them with
+// initializers. Folded values are named after the node output they replace.
+#include "onnx_ir.h"
+
+namespace onnxport::core {
+
+struct FoldStats {
+  size_t folded_nodes = 0;
+};
+
+// parameters_are_constant: false with export_params=false (parameters are then graph inputs).
+FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant);
+
+}  // namespace onnxport::core

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything onnxport needs on a fresh Debian bookworm machine (run as root).
+# Build: libtorch, libonnx, protobuf, Boost, nlohmann-json, CLI11, doctest, ninja, ccache.
+# Tests: Python torch/torchvision/onnx (fixtures only, never the product), Node's onnxruntime-node.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake g++ ninja-build ccache pkg-config
+  libtorch-dev libonnx-dev libprotobuf-dev protobuf-compiler
+  libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
+  python3-torch python3-torchvision python3-onnx python3-numpy
+)
+# Node may come from another packaging of nodejs that bundles npm: only add Debian's if absent.
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${1:-}" = "--with-test-deps" ] && [ ! -d node_modules/onnxruntime-node ]; then
+  # --ignore-scripts: the package's install script downloads GPU binaries (no internet here);
+  # the CPU library ships inside the package.
+  npm ci --ignore-scripts --no-audit --no-fund
+fi
