@@ -3,8 +3,8 @@
 # check it, and print its graph.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-bash scripts/build.sh
+bash tests/install-deps.sh
+bash tests/build.sh
 build/bin/onnxport_sample_alexnet build/alexnet.onnx
 build/bin/onnxport check build/alexnet.onnx
 build/bin/onnxport inspect build/alexnet.onnx
