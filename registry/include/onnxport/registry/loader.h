@@ -9,7 +9,7 @@
 namespace onnxport {
 
 struct PackStatus {
-  enum class State { Loaded, Failed, Duplicate };
+  enum class State { Loaded, Failed };
   std::string file;          // absolute path
   State state = State::Failed;
   std::string id, version;   // from the pack's info block, when it could be read
@@ -18,7 +18,7 @@ struct PackStatus {
   std::vector<DomainDecl> domains;
   size_t op_count = 0;
   std::string error;         // why it failed: names the file, and got/expected where relevant
-  const char* state_name() const;  // "loaded", "failed", "duplicate"
+  const char* state_name() const;  // "loaded", "failed"
 };
 
 class PackLoader {

@@ -1,0 +1,125 @@
+#include "onnxport/registry/registry.h"
+
+#include <iterator>
+#include <set>
+#include <utility>
+
+#include "onnxport/errors.h"
+
+namespace onnxport {
+
+std::string PackRef::describe() const {
+  return id + " (" + (file.empty() ? std::string("in-process") : file) + ")";
+}
+
+namespace {
+
+std::string describe_key(const std::string& torch_op, int since_opset) {
+  return torch_op + " (since opset " + std::to_string(since_opset) + ")";
+}
+
+[[noreturn]] void fail(const std::string& message, const std::string& hint) {
+  ErrorContext ctx;
+  ctx.hint = hint;
+  throw RegistryError(message, ctx);
+}
+
+void check_unique_within_pack(const PackRef& pack, const Registrar& registrar) {
+  std::set<std::pair<std::string, int>> seen;
+  for (const Registration& r : registrar.registrations()) {
+    if (!seen.emplace(r.torch_op, r.since_opset).second) {
+      fail("op pack " + pack.describe() + " registers " + describe_key(r.torch_op, r.since_opset) +
+               " twice",
+           "remove one of the two registrations from the pack");
+    }
+  }
+}
+
+RegistryEntry make_entry(const PackRef& pack, const Registration& r) {
+  RegistryEntry e;
+  e.torch_op = r.torch_op;
+  e.since_opset = r.since_opset;
+  e.fn = r.fn;
+  e.pack = pack;
+  e.is_override = r.is_override;
+  return e;
+}
+
+// Resolves a key registered by two packs: exactly one of them must be an override, and that
+// one wins whatever the load order; the loser's pack is recorded on the winner.
+void merge_entry(RegistryEntry& existing, RegistryEntry incoming) {
+  if (existing.is_override == incoming.is_override) {
+    const std::string what = existing.is_override ? "both override" : "both register";
+    fail("op packs " + existing.pack.describe() + " and " + incoming.pack.describe() + " " +
+             what + " " + describe_key(incoming.torch_op, incoming.since_opset),
+         existing.is_override
+             ? "keep only one of the overriding packs"
+             : "remove one of the packs, or register the replacement with Registrar::add_override");
+  }
+  if (existing.is_override) {
+    existing.overridden.push_back(std::move(incoming.pack));
+    return;
+  }
+  incoming.overridden = std::move(existing.overridden);
+  incoming.overridden.push_back(std::move(existing.pack));
+  existing = std::move(incoming);
+}
+
+// Registrar::declare_domain already rejected malformed declarations; only conflicts remain.
+void add_domain(std::map<std::string, Registry::DomainEntry>& domains, const PackRef& pack,
+                const DomainDecl& d) {
+  auto [it, inserted] = domains.emplace(d.domain, Registry::DomainEntry{d.version, pack});
+  if (!inserted && it->second.version != d.version) {
+    fail("domain " + d.domain + " is declared with version " + std::to_string(it->second.version) +
+             " by " + it->second.pack.describe() + " and version " + std::to_string(d.version) +
+             " by " + pack.describe(),
+         "make the packs agree on the domain version, or pin it with custom_opsets");
+  }
+}
+
+}  // namespace
+
+void Registry::add_pack(const PackRef& pack, const Registrar& registrar) {
+  check_unique_within_pack(pack, registrar);
+  // Build the result on copies and swap them in at the end: a failure leaves no trace.
+  auto table = table_;
+  auto domains = domains_;
+  for (const Registration& r : registrar.registrations()) {
+    auto& by_opset = table[r.torch_op];
+    auto found = by_opset.find(r.since_opset);
+    if (found == by_opset.end()) {
+      by_opset.emplace(r.since_opset, make_entry(pack, r));
+    } else {
+      merge_entry(found->second, make_entry(pack, r));
+    }
+  }
+  for (const DomainDecl& d : registrar.domains()) add_domain(domains, pack, d);
+  table_.swap(table);
+  domains_.swap(domains);
+}
+
+const RegistryEntry* Registry::lookup(const std::string& torch_op, int opset) const {
+  auto op = table_.find(torch_op);
+  if (op == table_.end()) return nullptr;
+  auto after = op->second.upper_bound(opset);  // first since-opset > opset
+  if (after == op->second.begin()) return nullptr;
+  return &std::prev(after)->second;
+}
+
+std::optional<int> Registry::earliest_opset(const std::string& torch_op) const {
+  auto op = table_.find(torch_op);
+  if (op == table_.end() || op->second.empty()) return std::nullopt;
+  return op->second.begin()->first;
+}
+
+bool Registry::has_op(const std::string& torch_op) const { return table_.count(torch_op) != 0; }
+
+std::vector<const RegistryEntry*> Registry::entries() const {
+  std::vector<const RegistryEntry*> out;
+  for (const auto& [op, by_opset] : table_) {
+    for (const auto& [since, entry] : by_opset) out.push_back(&entry);
+  }
+  return out;
+}
+
+}  // namespace onnxport
