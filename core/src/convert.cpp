@@ -26,6 +26,14 @@ class ConstantMapper {
  public:
   ConstantMapper(GraphBuilder& b, const PreparedGraph& p) : builder_(b), prepared_(p) {}
 
+  // A module attribute read through prim::GetAttr: tensors become initializers named by path.
+  Value* map_attribute(const std::string& path, const c10::IValue& iv) {
+    if (!iv.isTensor()) return map(iv);
+    auto& cached = by_name_[path];
+    if (!cached) cached = builder_.add_parameter(path, borrow_tensor(iv.toTensor()));
+    return cached;
+  }
+
   Value* map(const c10::IValue& iv) {
     if (iv.isNone()) return builder_.own(CoreValue::make_none_value());
     if (iv.isInt()) return builder_.add_torch_constant(iv.toInt(), {});
@@ -84,8 +92,13 @@ TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
 }
 
 // Without an inlined call stack, a node that reads a parameter lives in that parameter's module.
-std::string module_path_from_params(const torch::jit::Node* n, const PreparedGraph& p) {
+std::string module_path_from_params(const torch::jit::Node* n, const PreparedGraph& p,
+                                    const std::unordered_map<const torch::jit::Value*, std::string>& attribute_paths) {
   for (const auto* in : n->inputs()) {
+    if (auto a = attribute_paths.find(in); a != attribute_paths.end()) {
+      auto dot = a->second.rfind('.');
+      return dot == std::string::npos ? "" : a->second.substr(0, dot);
+    }
     if (in->node()->kind() != c10::prim::Constant) continue;
     auto iv = torch::jit::toIValue(in);
     if (!iv || !iv->isTensor()) continue;
@@ -127,7 +140,7 @@ void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx) {
   std::map<std::string, Missing> missing;
   const int opset = ctx.options.opset_version;
   visit_nodes(graph.block(), [&](const torch::jit::Node* n) {
-    if (is_constant_node(n)) return;
+    if (is_constant_node(n) || n->kind() == c10::prim::GetAttr) return;
     const std::string kind = kind_of(n);
     if (ctx.registry.lookup(kind, opset)) return;
     auto& m = missing[kind];
@@ -166,12 +179,18 @@ void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, Gra
   check_coverage(graph, ctx);
 
   std::unordered_map<const torch::jit::Value*, Value*> env;
-  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+  // Module attributes still read through `self` (prim::GetAttr chains): attribute path and object.
+  std::unordered_map<const torch::jit::Value*, std::pair<std::string, c10::IValue>> attributes;
+  const size_t first_input = prepared.self ? 1 : 0;
+  std::unordered_map<const torch::jit::Value*, std::string> attribute_paths;
+  if (prepared.self) attributes[graph.inputs()[0]] = {"", prepared.self->_ivalue()};
+  for (size_t i = first_input; i < graph.inputs().size(); ++i) {
     const auto* in = graph.inputs()[i];
-    const std::string name = i < ctx.input_names.size() ? ctx.input_names[i] : "input_" + std::to_string(i);
-    if (i >= prepared.example_tensors.size())
-      throw ConfigError("graph input " + std::to_string(i) + " ('" + in->debugName() + "') has no example tensor");
-    env[in] = builder.add_input(name, input_type(prepared.example_tensors[i], name, o));
+    const size_t k = i - first_input;
+    const std::string name = k < ctx.input_names.size() ? ctx.input_names[k] : "input_" + std::to_string(k);
+    if (k >= prepared.example_tensors.size())
+      throw ConfigError("graph input " + std::to_string(k) + " ('" + in->debugName() + "') has no example tensor");
+    env[in] = builder.add_input(name, input_type(prepared.example_tensors[k], name, o));
   }
 
   ConstantMapper constants(builder, prepared);
@@ -181,10 +200,22 @@ void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, Gra
       env[n->output()] = constants.map(*iv);
       continue;
     }
+    if (n->kind() == c10::prim::GetAttr && attributes.count(n->input())) {
+      const auto& [owner_path, owner] = attributes.at(n->input());
+      const std::string path = (owner_path.empty() ? "" : owner_path + ".") + n->s(c10::attr::name);
+      c10::IValue value = owner.toObjectRef().getAttr(n->s(c10::attr::name));
+      if (value.isObject()) attributes[n->output()] = {path, value};
+      else env[n->output()] = constants.map_attribute(path, value);
+      attribute_paths[n->output()] = path;
+      continue;
+    }
     const std::string kind = kind_of(n);
     const RegistryEntry* entry = ctx.registry.lookup(kind, o.opset_version);
+    if (!entry)
+      throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version),
+                               ErrorContext{ctx.model_file, kind, {}, module_path_of(n), source_of(n), {}});
     TorchNode view = view_of(n, static_dims);
-    if (view.module_path.empty()) view.module_path = module_path_from_params(n, prepared);
+    if (view.module_path.empty()) view.module_path = module_path_from_params(n, prepared, attribute_paths);
     std::vector<Value*> args;
     for (const auto* in : n->inputs()) {
       auto it = env.find(in);

@@ -86,7 +86,8 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
                         node.origin.module_path + (node.origin.source.empty() ? "" : " at " + node.origin.source));
   }
   for (const auto& in : model.inputs) set_value_info(*g->add_input(), in.name, in.type);
-  const bool params_as_inputs = !meta.export_params || meta.keep_initializers_as_inputs;
+  // Before IR version 4 every initializer must also be a graph input.
+  const bool params_as_inputs = !meta.export_params || meta.keep_initializers_as_inputs || m.ir_version() < 4;
   if (params_as_inputs)
     for (const auto& init : model.initializers) set_value_info(*g->add_input(), init.name, type_of_initializer(init));
   for (const auto& out : model.outputs) set_value_info(*g->add_output(), out.name, out.type);

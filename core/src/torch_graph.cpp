@@ -163,23 +163,32 @@ PreparedGraph prepare_module(const torch::jit::Module& module, const std::vector
   auto graph = frozen.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);
   if (!graph->inputs().empty() && graph->inputs()[0]->type()->cast<c10::ClassType>()) {
-    if (graph->inputs()[0]->hasUses())
-      throw ModelError("the frozen graph still reads attributes of `self`",
-                       ErrorContext{{}, {}, {}, {}, {}, "the model keeps mutable state that freezing cannot fold"});
-    graph->eraseInput(0);
+    if (graph->inputs()[0]->hasUses()) out.self = frozen;
+    else graph->eraseInput(0);
   }
   torch::jit::LowerAllTuples(graph);
   torch::jit::ConstantPropagationImmutableTypes(graph);
   torch::jit::EliminateDeadCode(graph);
 
-  if (inputs.size() != graph->inputs().size())
-    throw ConfigError("the model's forward takes " + std::to_string(graph->inputs().size()) + " inputs, " +
+  const size_t self_inputs = out.self ? 1 : 0;
+  if (inputs.size() + self_inputs != graph->inputs().size())
+    throw ConfigError("the model's forward takes " + std::to_string(graph->inputs().size() - self_inputs) + " inputs, " +
                           std::to_string(inputs.size()) + " example inputs were given",
                       ErrorContext{{}, {}, {}, {}, {}, "give one --input per forward argument, in order"});
   for (const auto& iv : inputs)
     if (iv.isTensor()) out.example_tensors.push_back(iv.toTensor());
+  std::vector<torch::jit::IValue> run_inputs;
+  if (out.self) run_inputs.push_back(out.self->_ivalue());
+  run_inputs.insert(run_inputs.end(), inputs.begin(), inputs.end());
+  // Training-mode ops (BatchNorm) update buffers in place while recording: snapshot and restore
+  // them so the export holds the module's values as loaded.
+  std::vector<std::pair<at::Tensor, at::Tensor>> saved;
+  if (out.self)
+    for (const auto& b : out.self->named_buffers(true)) saved.emplace_back(b.value, b.value.clone());
   try {
-    record_types(*graph, inputs);
+    record_types(*graph, run_inputs);
+    torch::NoGradGuard no_grad;
+    for (auto& [live, copy] : saved) live.copy_(copy);
   } catch (const c10::Error& e) {
     throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
                      ErrorContext{{}, {}, {}, {}, {}, "check the --input shapes and dtypes"});

@@ -17,7 +17,10 @@ struct PreparedGraph {
   std::shared_ptr<torch::jit::Graph> graph;
   // Parameter/buffer storage -> its path in the module ("features.0.weight").
   std::unordered_map<const void*, std::string> tensor_names;
-  std::vector<at::Tensor> example_tensors;  // one per graph input
+  std::vector<at::Tensor> example_tensors;  // one per graph input (after `self`)
+  // When the graph still reads module attributes (training mode keeps mutated buffers such
+  // as BatchNorm running stats), input 0 is `self` and prim::GetAttr chains resolve here.
+  std::optional<torch::jit::Module> self;
 };
 
 // Freeze (constants for parameters), inline, lower tuples, clean up, then run the graph once on

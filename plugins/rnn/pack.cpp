@@ -1,0 +1,9 @@
+// The built-in rnn op pack: PyTorch's recurrent layers as ONNX LSTM / GRU / RNN.
+#include "onnxport/op_pack.h"
+#include "rnn.h"
+
+ONNXPORT_OP_PACK(rnn, "1.0.0") {
+  onnxport::rnn::add_lstm(r);
+  onnxport::rnn::add_gru(r);
+  onnxport::rnn::add_elman_rnn(r);
+}

@@ -1,0 +1,48 @@
+#pragma once
+// Internal interface of the rnn op pack: one builder turns any PyTorch recurrent layer
+// (LSTM, GRU, Elman RNN with tanh/relu) into one ONNX LSTM/GRU/RNN node per layer.
+#include <cstdint>
+#include <vector>
+
+#include "onnxport/sdk.h"
+
+namespace onnxport::rnn {
+
+enum class Cell { LSTM, GRU, RnnTanh, RnnRelu };
+
+struct RnnConfig {
+  Cell cell = Cell::LSTM;
+  Value* input = nullptr;        // [seq, batch, in], or [batch, seq, in] when batch_first
+  std::vector<Value*> initial;   // {h0} or {h0, c0}, each [layers*dirs, batch, hidden]; empty: zeros
+  std::vector<Value*> params;    // w_ih, w_hh[, b_ih, b_hh] for each layer, then direction
+  bool has_biases = true;
+  int64_t num_layers = 1;
+  bool bidirectional = false;
+  bool batch_first = false;
+};
+
+struct RnnOutputs {
+  Value* output = nullptr;  // like torch: [seq, batch, dirs*hidden] (batch first if asked)
+  Value* h_n = nullptr;     // [layers*dirs, batch, hidden]
+  Value* c_n = nullptr;     // LSTM only
+};
+
+RnnOutputs build_rnn(Graph& g, const TorchNode& node, const RnnConfig& config);
+
+// The full-sequence overloads: aten::lstm.input / gru.input / rnn_tanh.input / rnn_relu.input
+// (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first).
+// Rejects the packed-sequence (.data) overloads and training-mode dropout.
+RnnOutputs convert_full_rnn(Graph& g, const TorchNode& node, const Args& a, Cell cell);
+
+// aten::lstm_cell / gru_cell / rnn_tanh_cell / rnn_relu_cell
+// (input [batch, in], hx, w_ih, w_hh, b_ih?, b_hh?): a one-step, one-layer RNN.
+RnnOutputs convert_cell(Graph& g, const TorchNode& node, const Args& a, Cell cell);
+
+void add_lstm(Registrar& r);
+void add_gru(Registrar& r);
+void add_elman_rnn(Registrar& r);
+
+// Lowest opset the pack registers at: LSTM/GRU/RNN as used here exist from opset 7.
+constexpr int kMinOpset = 7;
+
+}  // namespace onnxport::rnn
