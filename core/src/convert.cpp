@@ -110,6 +110,25 @@ std::string module_path_from_params(const torch::jit::Node* n, const PreparedGra
   return "";
 }
 
+// Where ONNX inference knew less than the trace (custom-domain ops, shapes computed at run
+// time), take the traced dtype/rank; dims stay unknown when dynamic axes are in play because
+// TorchNode types are then rank-only.
+void fill_missing_type(CoreValue& v, const TensorType& traced, OnnxModel& model) {
+  TensorType t = v.type();
+  bool changed = false;
+  if (t.dtype == DType::Undefined && traced.dtype != DType::Undefined) {
+    t.dtype = traced.dtype;
+    changed = true;
+  }
+  if (!t.shape && traced.shape) {
+    t.shape = traced.shape;
+    changed = true;
+  }
+  if (!changed || t.dtype == DType::Undefined) return;
+  v.set_type(t);
+  if (!v.name().empty()) model.value_types[v.name()] = to_type_proto(t);
+}
+
 TensorType input_type(const at::Tensor& t, const std::string& name, const ExportOptions& o) {
   TensorType type;
   type.dtype = dtype_of(t.scalar_type());
@@ -248,11 +267,7 @@ void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, Gra
         throw ExportError("symbolic returned a null value for output " + std::to_string(i), ec);
       }
       auto* cv = static_cast<CoreValue*>(outs[i]);
-      if (cv->is_tensor() && !cv->is_constant() && cv->type().dtype == DType::Undefined) {
-        cv->set_type(view.output_types[i]);
-        if (!cv->name().empty() && view.output_types[i].dtype != DType::Undefined)
-          model.value_types[cv->name()] = to_type_proto(view.output_types[i]);
-      }
+      if (cv->is_tensor() && !cv->is_constant()) fill_missing_type(*cv, view.output_types[i], model);
       if (view.output_is_scalar[i]) cv->set_scalar(true);
       env[n->outputs()[i]] = outs[i];
     }

@@ -201,7 +201,16 @@ Value* unsqueeze(Graph& g, Value* v, const std::vector<int64_t>& axes) {
 }
 
 Value* squeeze(Graph& g, Value* v, const std::vector<int64_t>& axes) {
-  if (axes.empty()) return g.op("Squeeze", {v});
+  if (axes.empty()) {
+    // With a static shape the axes are explicit (and shape inference keeps the result's rank).
+    auto shape = static_shape(v);
+    if (!shape) return g.op("Squeeze", {v});
+    std::vector<int64_t> ones;
+    for (size_t i = 0; i < shape->size(); ++i)
+      if ((*shape)[i] == 1) ones.push_back(static_cast<int64_t>(i));
+    if (ones.empty()) return v;
+    return squeeze(g, v, ones);
+  }
   const auto ax = axes_for_opset(g, axes, v, 0, "Squeeze");
   if (g.opset() >= 13) return g.op("Squeeze", {v, g.constant_ints(ax)});
   return g.op("Squeeze", {v}, {{"axes_i", ax}});

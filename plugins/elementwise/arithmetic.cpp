@@ -1,0 +1,169 @@
+// Arithmetic with PyTorch's type promotion (helpers::promote): a Python number never widens a
+// tensor (x_float16 * 2.5 stays float16), true division of integers gives float, and
+// aten::add/sub's alpha scales the second operand.
+#include "elementwise.h"
+#include "onnxport/helpers.h"
+
+namespace onnxport::elementwise {
+namespace {
+
+using namespace helpers;
+
+bool is_int_or_bool(DType d) { return is_integral(d) || d == DType::Bool; }
+
+// aten::add.Tensor/.Scalar, and aten::add.t (list concatenation) on TorchScript lists.
+std::vector<Value*> add(Graph& g, const TorchNode& n, const Args& a) {
+  if (a.at(0)->is_list() && a.at(1)->is_list()) {
+    std::vector<Value*> items = a.list(0);
+    for (Value* v : a.list(1)) items.push_back(v);
+    return {g.list(items)};
+  }
+  static const Symbolic add_op = binary("Add");
+  return add_op(g, n, a);
+}
+
+// rsub(self, other, alpha) = other - alpha * self
+Value* rsub(Graph& g, const TorchNode&, const Args& a) {
+  std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
+  const double alpha = a.is_none(2) ? 1.0 : a.f(2);
+  Value* self = alpha == 1.0 ? xy[0] : g.op("Mul", {xy[0], scalar_like(g, alpha, xy[1])});
+  return g.op("Sub", {xy[1], self});
+}
+
+// Floor division of integers: ONNX Div truncates toward zero; step down where the remainder
+// and the divisor have opposite signs.
+Value* floor_div_integral(Graph& g, Value* x, Value* y) {
+  Value* q = g.op("Div", {x, y});
+  Value* r = g.op("Sub", {x, g.op("Mul", {q, y})});
+  Value* needs_fix = g.op("Less", {g.op("Mul", {r, y}), scalar_like(g, 0, r)});
+  return g.op("Sub", {q, cast(g, needs_fix, dtype_of(x))});
+}
+
+Value* divide(Graph& g, Value* x, Value* y, const std::string& rounding_mode, const std::string& op) {
+  std::vector<Value*> xy = promote(g, {x, y});
+  const DType t = result_type({x, y});
+  const bool integral = is_int_or_bool(t);
+  if (rounding_mode.empty()) {
+    if (integral) xy = {cast(g, xy[0], DType::Float), cast(g, xy[1], DType::Float)};
+    return g.op("Div", xy);
+  }
+  if (rounding_mode == "trunc") {
+    if (integral) return g.op("Div", xy);
+    Value* q = g.op("Div", xy);
+    return g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
+  }
+  if (rounding_mode == "floor") {
+    if (integral) return floor_div_integral(g, xy[0], xy[1]);
+    return g.op("Floor", {g.op("Div", xy)});
+  }
+  throw ArgumentError(op + ": rounding_mode='" + rounding_mode + "' is not one of None, 'trunc', 'floor'");
+}
+
+Value* div(Graph& g, const TorchNode& n, const Args& a) {
+  const std::string mode = a.is_none(2) ? "" : a.s(2);
+  return divide(g, a.tensor(0), a.tensor(1), mode, n.kind);
+}
+
+Value* floor_divide(Graph& g, const TorchNode& n, const Args& a) {
+  return divide(g, a.tensor(0), a.tensor(1), "floor", n.kind);
+}
+
+// Python's %: the result has the sign of the divisor (ONNX Mod with fmod=0 for integers).
+Value* remainder(Graph& g, const TorchNode&, const Args& a) {
+  std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
+  if (is_int_or_bool(result_type({a.tensor(0), a.tensor(1)}))) return g.op("Mod", xy, {{"fmod_i", 0}});
+  Value* floored = g.op("Floor", {g.op("Div", xy)});
+  return g.op("Sub", {xy[0], g.op("Mul", {floored, xy[1]})});
+}
+
+Value* fmod(Graph& g, const TorchNode&, const Args& a) {
+  return g.op("Mod", promote(g, {a.tensor(0), a.tensor(1)}), {{"fmod_i", 1}});
+}
+
+Value* pow(Graph& g, const TorchNode&, const Args& a) { return g.op("Pow", promote(g, {a.tensor(0), a.tensor(1)})); }
+
+Value* rsqrt(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  if (is_int_or_bool(dtype_of(x))) x = cast(g, x, DType::Float);
+  return g.op("Reciprocal", {g.op("Sqrt", {x})});
+}
+
+// floor/ceil/round/trunc leave integer tensors unchanged; ONNX's ops only take floats.
+Symbolic rounding(const std::string& onnx_op) {
+  return [onnx_op](Graph& g, const TorchNode&, const Args& a) {
+    Value* x = a.tensor(0);
+    if (is_int_or_bool(dtype_of(x))) return std::vector<Value*>{x};
+    if (onnx_op == "Trunc") return std::vector<Value*>{g.op("Mul", {g.op("Sign", {x}), g.op("Floor", {g.op("Abs", {x})})})};
+    return std::vector<Value*>{g.op(onnx_op, {x})};
+  };
+}
+
+// log2/log10 via the natural logarithm; log1p/expm1 directly (no dedicated ONNX ops).
+Symbolic log_base(double base) {
+  return [base](Graph& g, const TorchNode&, const Args& a) {
+    Value* x = a.tensor(0);
+    if (is_int_or_bool(dtype_of(x))) x = cast(g, x, DType::Float);
+    return std::vector<Value*>{g.op("Div", {g.op("Log", {x}), g.op("Log", {scalar_like(g, base, x)})})};
+  };
+}
+
+Value* log1p(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  if (is_int_or_bool(dtype_of(x))) x = cast(g, x, DType::Float);
+  return g.op("Log", {g.op("Add", {x, scalar_like(g, 1.0, x)})});
+}
+
+Value* expm1(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  if (is_int_or_bool(dtype_of(x))) x = cast(g, x, DType::Float);
+  return g.op("Sub", {g.op("Exp", {x}), scalar_like(g, 1.0, x)});
+}
+
+Value* square(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  return g.op("Mul", {x, x});
+}
+
+}  // namespace
+
+void add_arithmetic(Registrar& r) {
+  add_with_inplace(r, "aten::add", 9, add);
+  add_with_inplace(r, "aten::sub", 9, binary("Sub"));
+  add_with_inplace(r, "aten::subtract", 9, binary("Sub"));
+  add_with_inplace(r, "aten::mul", 9, binary("Mul"));
+  add_with_inplace(r, "aten::multiply", 9, binary("Mul"));
+  add_with_inplace(r, "aten::div", 9, div);
+  add_with_inplace(r, "aten::divide", 9, div);
+  add_with_inplace(r, "aten::true_divide", 9, div);
+  add_with_inplace(r, "aten::floor_divide", 9, floor_divide);
+  add_with_inplace(r, "aten::remainder", 10, remainder);
+  add_with_inplace(r, "aten::fmod", 10, fmod);
+  add_with_inplace(r, "aten::pow", 9, pow);
+  r.add("aten::rsub", 9, rsub);
+  add_with_inplace(r, "aten::neg", 9, unary("Neg"));
+  add_with_inplace(r, "aten::abs", 9, unary("Abs"));
+  add_with_inplace(r, "aten::sign", 9, unary("Sign"));
+  add_with_inplace(r, "aten::exp", 9, unary_float("Exp"));
+  add_with_inplace(r, "aten::log", 9, unary_float("Log"));
+  add_with_inplace(r, "aten::sqrt", 9, unary_float("Sqrt"));
+  add_with_inplace(r, "aten::rsqrt", 9, rsqrt);
+  add_with_inplace(r, "aten::reciprocal", 9, unary_float("Reciprocal"));
+  add_with_inplace(r, "aten::erf", 9, unary_float("Erf"));
+  add_with_inplace(r, "aten::sin", 9, unary_float("Sin"));
+  add_with_inplace(r, "aten::cos", 9, unary_float("Cos"));
+  add_with_inplace(r, "aten::tan", 9, unary_float("Tan"));
+  add_with_inplace(r, "aten::asin", 9, unary_float("Asin"));
+  add_with_inplace(r, "aten::acos", 9, unary_float("Acos"));
+  add_with_inplace(r, "aten::atan", 9, unary_float("Atan"));
+  add_with_inplace(r, "aten::floor", 9, rounding("Floor"));
+  add_with_inplace(r, "aten::ceil", 9, rounding("Ceil"));
+  add_with_inplace(r, "aten::trunc", 9, rounding("Trunc"));
+  add_with_inplace(r, "aten::round", 11, rounding("Round"));
+  add_with_inplace(r, "aten::log2", 9, log_base(2.0));
+  add_with_inplace(r, "aten::log10", 9, log_base(10.0));
+  add_with_inplace(r, "aten::log1p", 9, log1p);
+  add_with_inplace(r, "aten::expm1", 9, expm1);
+  add_with_inplace(r, "aten::square", 9, square);
+}
+
+}  // namespace onnxport::elementwise

@@ -1,0 +1,105 @@
+// Comparisons, logical ops and selection. Comparison operands are promoted to a common dtype
+// first (ONNX requires equal input types).
+#include "elementwise.h"
+#include "onnxport/helpers.h"
+
+namespace onnxport::elementwise {
+namespace {
+
+using namespace helpers;
+
+// Equal on floats exists from opset 11; Less/Greater take every numeric type from opset 9.
+// Before 11, float equality is "neither less nor greater".
+Value* equal_9(Graph& g, Value* x, Value* y) {
+  if (!is_floating(dtype_of(x))) return g.op("Equal", {x, y});
+  return g.op("Not", {g.op("Or", {g.op("Less", {x, y}), g.op("Greater", {x, y})})});
+}
+
+Symbolic compare_equal_9(bool negate) {
+  return [negate](Graph& g, const TorchNode&, const Args& a) {
+    std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
+    Value* out = equal_9(g, xy[0], xy[1]);
+    return std::vector<Value*>{negate ? g.op("Not", {out}) : out};
+  };
+}
+
+Symbolic compare(const std::string& onnx_op, bool negate) {
+  return [onnx_op, negate](Graph& g, const TorchNode&, const Args& a) {
+    Value* out = g.op(onnx_op, promote(g, {a.tensor(0), a.tensor(1)}));
+    return std::vector<Value*>{negate ? g.op("Not", {out}) : out};
+  };
+}
+
+Symbolic logical(const std::string& onnx_op) {
+  return [onnx_op](Graph& g, const TorchNode&, const Args& a) {
+    return std::vector<Value*>{
+        g.op(onnx_op, {cast(g, a.tensor(0), DType::Bool), cast(g, a.tensor(1), DType::Bool)})};
+  };
+}
+
+// &, |, ^ (aten::__and__, aten::bitwise_and, ...): exported for bool tensors, where they are the
+// logical ops; integer bitwise ops need opset 18.
+Symbolic bitwise(const std::string& onnx_op) {
+  return [onnx_op](Graph& g, const TorchNode& n, const Args& a) {
+    Value *x = a.tensor(0), *y = a.tensor(1);
+    for (const Value* v : {x, y}) {
+      const DType d = dtype_of(v);
+      if (d != DType::Bool && d != DType::Undefined)
+        throw ArgumentError(n.kind + " is only exported for bool tensors, got " + v->describe() +
+                            " (integer bitwise ops need ONNX opset 18)");
+    }
+    return std::vector<Value*>{g.op(onnx_op, {cast(g, x, DType::Bool), cast(g, y, DType::Bool)})};
+  };
+}
+
+Value* logical_not(Graph& g, const TorchNode&, const Args& a) {
+  return g.op("Not", {cast(g, a.tensor(0), DType::Bool)});
+}
+
+Value* bitwise_not(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  if (dtype_of(x) != DType::Bool)
+    throw ArgumentError(n.kind + " is only exported for bool tensors (ONNX BitwiseNot needs opset 18)");
+  return g.op("Not", {x});
+}
+
+Value* where(Graph& g, const TorchNode& n, const Args& a) {
+  if (a.size() < 3) throw ArgumentError(n.kind + " with only a condition (nonzero) is not supported; use torch.nonzero");
+  std::vector<Value*> xy = promote(g, {a.tensor(1), a.tensor(2)});
+  return g.op("Where", {cast(g, a.tensor(0), DType::Bool), xy[0], xy[1]});
+}
+
+// masked_fill(x, mask, value): value takes x's dtype (it never widens x).
+Value* masked_fill(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  return g.op("Where", {cast(g, a.tensor(1), DType::Bool), cast(g, a.tensor(2), dtype_of(x)), x});
+}
+
+}  // namespace
+
+void add_compare(Registrar& r) {
+  add_with_inplace(r, "aten::eq", 9, compare_equal_9(false));
+  add_with_inplace(r, "aten::ne", 9, compare_equal_9(true));
+  add_with_inplace(r, "aten::eq", 11, compare("Equal", false));
+  add_with_inplace(r, "aten::ne", 11, compare("Equal", true));
+  add_with_inplace(r, "aten::lt", 9, compare("Less", false));
+  add_with_inplace(r, "aten::gt", 9, compare("Greater", false));
+  add_with_inplace(r, "aten::le", 9, compare("Greater", true));
+  add_with_inplace(r, "aten::ge", 9, compare("Less", true));
+  add_with_inplace(r, "aten::le", 12, compare("LessOrEqual", false));
+  add_with_inplace(r, "aten::ge", 12, compare("GreaterOrEqual", false));
+  add_with_inplace(r, "aten::logical_and", 9, logical("And"));
+  add_with_inplace(r, "aten::logical_or", 9, logical("Or"));
+  add_with_inplace(r, "aten::logical_xor", 9, logical("Xor"));
+  add_with_inplace(r, "aten::logical_not", 9, logical_not);
+  for (const auto& [name, onnx_op] : {std::pair{"and", "And"}, {"or", "Or"}, {"xor", "Xor"}}) {
+    r.add(std::string("aten::__") + name + "__", 9, bitwise(onnx_op));
+    r.add(std::string("aten::__i") + name + "__", 9, bitwise(onnx_op));
+    add_with_inplace(r, std::string("aten::bitwise_") + name, 9, bitwise(onnx_op));
+  }
+  add_with_inplace(r, "aten::bitwise_not", 9, bitwise_not);
+  r.add("aten::where", 9, where);
+  add_with_inplace(r, "aten::masked_fill", 9, masked_fill);
+}
+
+}  // namespace onnxport::elementwise

@@ -1,0 +1,22 @@
+#include "nn.h"
+#include "onnxport/helpers.h"
+
+namespace onnxport::nn {
+
+std::vector<int64_t> per_dim(const Args& a, size_t i, size_t n, int64_t fallback) {
+  if (a.is_none(i)) return std::vector<int64_t>(n, fallback);
+  std::vector<int64_t> v = a.is(i);
+  if (v.empty()) return std::vector<int64_t>(n, fallback);
+  if (v.size() == 1 && n > 1) return std::vector<int64_t>(n, v[0]);
+  if (v.size() != n)
+    a.fail(i, "a list of " + std::to_string(n) + " ints (one per spatial dim), got " + std::to_string(v.size()));
+  return v;
+}
+
+Value* with_batch_dim(Graph& g, Value* x, size_t n_spatial, const std::function<Value*(Value*)>& build) {
+  const auto rank = x->rank();
+  if (!rank || *rank != static_cast<int64_t>(n_spatial) + 1) return build(x);
+  return helpers::squeeze(g, build(helpers::unsqueeze(g, x, {0})), {0});
+}
+
+}  // namespace onnxport::nn

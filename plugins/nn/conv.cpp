@@ -1,0 +1,125 @@
+// Convolutions. After tracing, nn.ConvNd shows up as aten::_convolution (with a transposed
+// flag); scripted code and F.conv2d give aten::conv2d & co. All become Conv / ConvTranspose.
+#include "nn.h"
+#include "onnxport/helpers.h"
+
+namespace onnxport::nn {
+namespace {
+
+using namespace helpers;
+
+struct ConvSpec {
+  std::vector<int64_t> stride, padding, dilation, output_padding;
+  std::string padding_mode;  // "" (explicit padding), "same" or "valid" (conv*.padding overloads)
+  int64_t groups = 1;
+  bool transposed = false;
+};
+
+// Spatial dims from the weight (out, in/groups, *kernel), else from the input.
+size_t spatial_dims(const TorchNode& n, const Value* x, const Value* w) {
+  if (auto s = static_shape(w); s && s->size() >= 3) return s->size() - 2;
+  if (auto r = w->rank(); r && *r >= 3) return static_cast<size_t>(*r - 2);
+  if (auto r = x->rank(); r && *r >= 3) return static_cast<size_t>(*r - 2);
+  throw ArgumentError(n.kind + ": cannot tell the number of spatial dims: weight " + w->describe() + ", input " +
+                      x->describe() + " have unknown ranks");
+}
+
+// PyTorch's padding='same': total d*(k-1) per dim, the odd element at the end.
+std::vector<int64_t> same_pads(const TorchNode& n, const Value* w, const std::vector<int64_t>& dilation) {
+  auto shape = static_shape(w);
+  if (!shape) throw ArgumentError(n.kind + " with padding='same' needs the weight's static shape, got " + w->describe());
+  const size_t nd = dilation.size();
+  std::vector<int64_t> pads(2 * nd);
+  for (size_t i = 0; i < nd; ++i) {
+    const int64_t total = dilation[i] * ((*shape)[i + 2] - 1);
+    pads[i] = total / 2;
+    pads[i + nd] = total - total / 2;
+  }
+  return pads;
+}
+
+Value* convolution(Graph& g, const TorchNode& n, Value* x, Value* w, Value* b, const ConvSpec& spec) {
+  const size_t nd = spec.stride.size();
+  std::vector<int64_t> pads;
+  if (spec.padding_mode == "same") {
+    pads = same_pads(n, w, spec.dilation);
+  } else if (spec.padding_mode == "valid") {
+    pads.assign(2 * nd, 0);
+  } else if (spec.padding_mode.empty()) {
+    pads = spec.padding;
+    pads.insert(pads.end(), spec.padding.begin(), spec.padding.end());
+  } else {
+    throw ArgumentError(n.kind + ": padding='" + spec.padding_mode + "' is not one of 'same', 'valid'");
+  }
+  Attrs attrs{{"strides_i", spec.stride}, {"pads_i", pads}, {"dilations_i", spec.dilation}, {"group_i", spec.groups}};
+  if (auto shape = static_shape(w); shape && shape->size() == nd + 2)
+    attrs.emplace_back("kernel_shape_i", std::vector<int64_t>(shape->begin() + 2, shape->end()));
+  bool has_output_padding = false;
+  for (int64_t p : spec.output_padding) has_output_padding = has_output_padding || p != 0;
+  if (spec.transposed && has_output_padding) attrs.emplace_back("output_padding_i", spec.output_padding);
+  std::vector<Value*> weights{w};
+  if (b) weights.push_back(b);
+  const std::string op = spec.transposed ? "ConvTranspose" : "Conv";
+  return with_batch_dim(g, x, nd, [&](Value* in) {
+    std::vector<Value*> inputs{in};
+    inputs.insert(inputs.end(), weights.begin(), weights.end());
+    return g.op(op, inputs, attrs);
+  });
+}
+
+// aten::_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+//                    groups, benchmark, deterministic, cudnn_enabled[, allow_tf32])
+Value* underscore_convolution(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  Value* w = a.tensor(1);
+  const size_t nd = spatial_dims(n, x, w);
+  ConvSpec spec;
+  spec.stride = per_dim(a, 3, nd, 1);
+  spec.padding = per_dim(a, 4, nd, 0);
+  spec.dilation = per_dim(a, 5, nd, 1);
+  spec.transposed = a.b(6);
+  spec.output_padding = per_dim(a, 7, nd, 0);
+  spec.groups = a.i(8);
+  return convolution(g, n, x, w, a.optional_tensor(2), spec);
+}
+
+// aten::conv{1,2,3}d(input, weight, bias, stride, padding (ints or 'same'/'valid'), dilation, groups)
+Value* conv_nd(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  Value* w = a.tensor(1);
+  const size_t nd = spatial_dims(n, x, w);
+  ConvSpec spec;
+  spec.stride = per_dim(a, 3, nd, 1);
+  if (!a.is_none(4) && a.at(4)->maybe_string()) spec.padding_mode = a.s(4);
+  else spec.padding = per_dim(a, 4, nd, 0);
+  spec.dilation = per_dim(a, 5, nd, 1);
+  spec.groups = a.is_none(6) ? 1 : a.i(6);
+  return convolution(g, n, x, w, a.optional_tensor(2), spec);
+}
+
+// aten::conv_transpose{1,2,3}d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+Value* conv_transpose_nd(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  Value* w = a.tensor(1);
+  const size_t nd = spatial_dims(n, x, w);
+  ConvSpec spec;
+  spec.transposed = true;
+  spec.stride = per_dim(a, 3, nd, 1);
+  spec.padding = per_dim(a, 4, nd, 0);
+  spec.output_padding = per_dim(a, 5, nd, 0);
+  spec.groups = a.is_none(6) ? 1 : a.i(6);
+  spec.dilation = per_dim(a, 7, nd, 1);
+  return convolution(g, n, x, w, a.optional_tensor(2), spec);
+}
+
+}  // namespace
+
+void add_conv(Registrar& r) {
+  r.add("aten::_convolution", 9, underscore_convolution);
+  r.add("aten::_convolution_mode", 9, conv_nd);
+  for (const char* op : {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) r.add(op, 9, conv_nd);
+  for (const char* op : {"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"})
+    r.add(op, 9, conv_transpose_nd);
+}
+
+}  // namespace onnxport::nn

@@ -1,0 +1,44 @@
+// Matrix products. aten::linear on a 2-d input with bias is one Gemm (transB=1, no weight
+// transpose needed); other ranks use MatMul, which broadcasts the leading dims.
+#include "nn.h"
+#include "onnxport/helpers.h"
+
+namespace onnxport::nn {
+namespace {
+
+using namespace helpers;
+
+// linear(input, weight, bias=None) = input @ weight.T + bias
+Value* linear(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  Value* w = a.tensor(1);
+  Value* b = a.optional_tensor(2);
+  if (b && x->rank() == std::optional<int64_t>(2)) return g.op("Gemm", {x, w, b}, {{"transB_i", 1}});
+  Value* y = g.op("MatMul", {x, transpose(g, w, {1, 0})});
+  return b ? g.op("Add", {y, b}) : y;
+}
+
+// addmm(self, mat1, mat2, beta=1, alpha=1) = beta * self + alpha * (mat1 @ mat2)
+Value* addmm(Graph& g, const TorchNode&, const Args& a) {
+  const double beta = a.is_none(3) ? 1.0 : a.f(3);
+  const double alpha = a.is_none(4) ? 1.0 : a.f(4);
+  Value* m1 = a.tensor(1);
+  Value* m2 = a.tensor(2);
+  if (beta == 0.0) {
+    Value* y = g.op("MatMul", {m1, m2});
+    return alpha == 1.0 ? y : g.op("Mul", {y, scalar_like(g, alpha, m1)});
+  }
+  return g.op("Gemm", {m1, m2, a.tensor(0)}, {{"alpha_f", alpha}, {"beta_f", beta}});
+}
+
+Value* matmul(Graph& g, const TorchNode&, const Args& a) { return g.op("MatMul", {a.tensor(0), a.tensor(1)}); }
+
+}  // namespace
+
+void add_linear(Registrar& r) {
+  r.add("aten::linear", 9, linear);
+  r.add("aten::addmm", 9, addmm);
+  for (const char* op : {"aten::matmul", "aten::mm", "aten::bmm"}) r.add(op, 9, matmul);
+}
+
+}  // namespace onnxport::nn

@@ -1,0 +1,31 @@
+#pragma once
+// The nn pack: convolutions, pooling, normalization, linear layers, embedding, pixel shuffle,
+// softmax and dropout.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "onnxport/registrar.h"
+
+namespace onnxport::nn {
+
+void add_conv(Registrar& r);           // aten::_convolution, conv{1,2,3}d, conv_transpose{1,2,3}d
+void add_pooling(Registrar& r);        // max/avg pools, adaptive pools
+void add_normalization(Registrar& r);  // batch_norm, instance_norm, layer_norm, group_norm
+void add_linear(Registrar& r);         // linear, addmm, matmul, mm, bmm
+void add_embedding(Registrar& r);      // embedding
+void add_shuffle(Registrar& r);        // pixel_shuffle, pixel_unshuffle
+void add_softmax(Registrar& r);        // softmax, log_softmax
+void add_dropout(Registrar& r);        // dropout and its feature/alpha variants
+
+// Shared by the files above (common.cpp).
+
+// A per-spatial-dim int list argument: a single value is repeated n times (the int[2] schema
+// accepts `1` for `[1, 1]`); an absent/None argument gives `fallback` repeated.
+std::vector<int64_t> per_dim(const Args& a, size_t i, size_t n, int64_t fallback);
+
+// ONNX's Conv/Pool ops need a batch dim; PyTorch also takes unbatched (C, *spatial) input.
+// Runs build() on x with a batch dim added when x has rank n_spatial + 1, and removes it again.
+Value* with_batch_dim(Graph& g, Value* x, size_t n_spatial, const std::function<Value*(Value*)>& build);
+
+}  // namespace onnxport::nn

@@ -1,0 +1,149 @@
+// Normalization layers.
+//
+// aten::batch_norm's `training` flag says whether PyTorch used batch statistics (it is true for
+// BatchNorm in train mode and for track_running_stats=False). Three cases:
+//   - running statistics              -> BatchNormalization in inference mode
+//   - batch statistics, training export (Graph::training()) -> BatchNormalization in training mode
+//   - batch statistics, inference export -> the statistics are computed with ReduceMean and fed to
+//     inference-mode BatchNormalization, so the graph needs no training support
+#include "nn.h"
+#include "onnxport/helpers.h"
+
+namespace onnxport::nn {
+namespace {
+
+using namespace helpers;
+
+DType float_dtype(const Value* x) {
+  const DType d = dtype_of(x);
+  return is_floating(d) ? d : DType::Float;
+}
+
+int64_t channel_count(const TorchNode& n, const Value* x, const std::vector<Value*>& params) {
+  if (auto c = static_dim(x, 1)) return *c;
+  for (const Value* p : params)
+    if (p)
+      if (auto s = static_shape(p); s && s->size() == 1) return (*s)[0];
+  throw ArgumentError(n.kind + " without weight/bias/running statistics needs a static channel count (dim 1), got " +
+                      x->describe());
+}
+
+// The per-channel parameter p, or a constant filled with `fill` when PyTorch passed None.
+Value* param_or(Graph& g, Value* p, int64_t channels, DType dtype, double fill) {
+  return p ? p : g.constant(full_tensor(dtype, {channels}, fill));
+}
+
+// Per-channel mean and biased variance over every dim but 1.
+std::pair<Value*, Value*> batch_statistics(Graph& g, const TorchNode& n, Value* x) {
+  const int64_t rank = rank_of(x, n.kind + " with batch statistics");
+  std::vector<int64_t> axes{0};
+  for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
+  Value* mean = reduce(g, "ReduceMean", x, axes, true);
+  Value* centered = g.op("Sub", {x, mean});
+  Value* var = reduce(g, "ReduceMean", g.op("Mul", {centered, centered}), axes, false);
+  return {squeeze(g, mean, axes), var};
+}
+
+// batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+Value* batch_norm(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  Value *w = a.optional_tensor(1), *b = a.optional_tensor(2);
+  Value *mean = a.optional_tensor(3), *var = a.optional_tensor(4);
+  const bool batch_stats = a.b(5) || !mean || !var;
+  const double momentum = a.is_none(6) ? 0.1 : a.f(6);
+  const double eps = a.f(7);
+  const DType dtype = float_dtype(x);
+  int64_t channels = -1;
+  if (!w || !b || !mean || !var) channels = channel_count(n, x, {w, b, mean, var});
+  w = param_or(g, w, channels, dtype, 1.0);
+  b = param_or(g, b, channels, dtype, 0.0);
+
+  Attrs attrs{{"epsilon_f", eps}, {"momentum_f", 1.0 - momentum}};
+  if (batch_stats && g.training()) {
+    mean = param_or(g, mean, channels, dtype, 0.0);
+    var = param_or(g, var, channels, dtype, 1.0);
+    if (g.opset() >= 14) {
+      attrs.emplace_back("training_mode_i", 1);
+      return g.op("BatchNormalization", {x, w, b, mean, var}, attrs, 3)[0];
+    }
+    return g.op("BatchNormalization", {x, w, b, mean, var}, attrs, 5)[0];
+  }
+  if (batch_stats) std::tie(mean, var) = batch_statistics(g, n, x);
+  return g.op("BatchNormalization", {x, w, b, mean, var}, attrs);
+}
+
+// instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn)
+Value* instance_norm(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  Value *w = a.optional_tensor(1), *b = a.optional_tensor(2);
+  Value *mean = a.optional_tensor(3), *var = a.optional_tensor(4);
+  const bool use_input_stats = a.b(5);
+  const double eps = a.f(7);
+  const DType dtype = float_dtype(x);
+  int64_t channels = -1;
+  if (!w || !b || (!use_input_stats && (!mean || !var))) channels = channel_count(n, x, {w, b, mean, var});
+  w = param_or(g, w, channels, dtype, 1.0);
+  b = param_or(g, b, channels, dtype, 0.0);
+  if (use_input_stats || !mean || !var) return g.op("InstanceNormalization", {x, w, b}, {{"epsilon_f", eps}});
+  return g.op("BatchNormalization", {x, w, b, mean, var}, {{"epsilon_f", eps}});
+}
+
+// layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+Value* layer_norm_17(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  const std::vector<int64_t> shape = a.is(1);
+  Value* w = a.optional_tensor(2);
+  if (!w) w = g.constant(full_tensor(float_dtype(x), shape, 1.0));
+  std::vector<Value*> in{x, w};
+  if (Value* b = a.optional_tensor(3)) in.push_back(b);
+  return g.op("LayerNormalization", in,
+              {{"axis_i", -static_cast<int64_t>(shape.size())}, {"epsilon_f", a.f(4)}});
+}
+
+// Before opset 17: (x - mean) / sqrt(var + eps) * weight + bias over the trailing dims.
+Value* layer_norm_9(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  const auto k = static_cast<int64_t>(a.is(1).size());
+  std::vector<int64_t> axes;
+  for (int64_t i = -k; i < 0; ++i) axes.push_back(i);
+  Value* centered = g.op("Sub", {x, reduce(g, "ReduceMean", x, axes, true)});
+  Value* var = reduce(g, "ReduceMean", g.op("Mul", {centered, centered}), axes, true);
+  Value* stddev = g.op("Sqrt", {g.op("Add", {var, scalar_like(g, a.f(4), x)})});
+  Value* y = g.op("Div", {centered, stddev});
+  if (Value* w = a.optional_tensor(2)) y = g.op("Mul", {y, w});
+  if (Value* b = a.optional_tensor(3)) y = g.op("Add", {y, b});
+  return y;
+}
+
+// group_norm(input, num_groups, weight, bias, eps, cudnn_enabled): InstanceNormalization over
+// (N, groups, -1), then the per-channel affine transform.
+Value* group_norm(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t groups = a.i(1);
+  const int64_t rank = rank_of(x, n.kind);
+  const DType dtype = float_dtype(x);
+  Value* grouped = reshape(g, x, std::vector<int64_t>{0, groups, -1});
+  Value* normed = g.op("InstanceNormalization",
+                       {grouped, g.constant(full_tensor(dtype, {groups}, 1.0)),
+                        g.constant(full_tensor(dtype, {groups}, 0.0))},
+                       {{"epsilon_f", a.f(4)}});
+  auto shape = static_shape(x);
+  Value* y = shape ? reshape(g, normed, *shape) : reshape(g, normed, shape_of(g, x));
+  std::vector<int64_t> trailing;
+  for (int64_t d = 1; d < rank - 1; ++d) trailing.push_back(d);
+  if (Value* w = a.optional_tensor(2)) y = g.op("Mul", {y, trailing.empty() ? w : unsqueeze(g, w, trailing)});
+  if (Value* b = a.optional_tensor(3)) y = g.op("Add", {y, trailing.empty() ? b : unsqueeze(g, b, trailing)});
+  return y;
+}
+
+}  // namespace
+
+void add_normalization(Registrar& r) {
+  r.add("aten::batch_norm", 9, batch_norm);
+  r.add("aten::instance_norm", 9, instance_norm);
+  r.add("aten::layer_norm", 9, layer_norm_9);
+  r.add("aten::layer_norm", 17, layer_norm_17);
+  r.add("aten::group_norm", 9, group_norm);
+}
+
+}  // namespace onnxport::nn

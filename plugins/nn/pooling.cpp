@@ -1,0 +1,201 @@
+// Pooling. PyTorch's ceil_mode drops a last window that would start in the right padding,
+// which ONNX's ceil_mode does not; when the input's spatial sizes are static the exact output
+// size is computed here and reached with extra end padding and ceil_mode=0 (this also covers
+// opset 9, which has no ceil_mode). count_include_pad pads explicitly with zeros, so that the
+// ceil-mode overhang is never counted, as in PyTorch.
+#include "nn.h"
+#include "onnxport/helpers.h"
+
+namespace onnxport::nn {
+namespace {
+
+using namespace helpers;
+
+struct PoolSpec {
+  std::vector<int64_t> kernel, stride, padding, dilation;
+  bool ceil_mode = false;
+};
+
+struct PoolPads {
+  std::vector<int64_t> pads;  // ONNX order: begins, then ends
+  bool onnx_ceil_mode = false;  // ceil_mode left to ONNX (spatial sizes unknown)
+};
+
+bool all_equal(const std::vector<int64_t>& v, int64_t x) {
+  for (int64_t e : v)
+    if (e != x) return false;
+  return true;
+}
+
+// Output size per PyTorch's pooling_output_shape.
+int64_t torch_pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  const int64_t span = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
+PoolPads pool_pads(const Value* x, const PoolSpec& p) {
+  const size_t nd = p.kernel.size();
+  PoolPads out;
+  out.pads = p.padding;
+  out.pads.insert(out.pads.end(), p.padding.begin(), p.padding.end());
+  if (!p.ceil_mode) return out;
+  for (size_t i = 0; i < nd; ++i) {
+    auto in = static_dim(x, static_cast<int64_t>(i) - static_cast<int64_t>(nd));
+    if (!in) {
+      out.onnx_ceil_mode = true;
+      out.pads.resize(nd);
+      out.pads.insert(out.pads.end(), p.padding.begin(), p.padding.end());
+      return out;
+    }
+    const int64_t o = torch_pool_out(*in, p.kernel[i], p.stride[i], p.padding[i], p.dilation[i], true);
+    const int64_t needed = (o - 1) * p.stride[i] + p.dilation[i] * (p.kernel[i] - 1) + 1;
+    out.pads[i + nd] += std::max<int64_t>(0, needed - (*in + 2 * p.padding[i]));
+  }
+  return out;
+}
+
+Attrs pool_attrs(Graph& g, const TorchNode& n, const PoolSpec& p, const PoolPads& pads) {
+  if (pads.onnx_ceil_mode && g.opset() < 10)
+    throw ArgumentError(n.kind + " with ceil_mode=True on input of unknown spatial size needs opset 10 or later");
+  if (g.opset() < 10) return {{"kernel_shape_i", p.kernel}, {"strides_i", p.stride}, {"pads_i", pads.pads}};
+  return {{"kernel_shape_i", p.kernel},
+          {"strides_i", p.stride},
+          {"pads_i", pads.pads},
+          {"ceil_mode_i", pads.onnx_ceil_mode ? 1 : 0}};
+}
+
+// max_pool{1,2,3}d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)
+Symbolic max_pool(size_t nd) {
+  return [nd](Graph& g, const TorchNode& n, const Args& a) {
+    PoolSpec p;
+    p.kernel = per_dim(a, 1, nd, 1);
+    p.stride = a.is_none(2) || a.is(2).empty() ? p.kernel : per_dim(a, 2, nd, 1);
+    p.padding = per_dim(a, 3, nd, 0);
+    p.dilation = per_dim(a, 4, nd, 1);
+    p.ceil_mode = !a.is_none(5) && a.b(5);
+    if (!all_equal(p.dilation, 1) && g.opset() < 10)
+      throw ArgumentError(n.kind + " with dilation needs opset 10 or later (target is opset " + std::to_string(g.opset()) + ")");
+    Value* x = a.tensor(0);
+    return std::vector<Value*>{with_batch_dim(g, x, nd, [&](Value* in) {
+      Attrs attrs = pool_attrs(g, n, p, pool_pads(in, p));
+      if (!all_equal(p.dilation, 1)) attrs.emplace_back("dilations_i", p.dilation);
+      return g.op("MaxPool", {in}, attrs);
+    })};
+  };
+}
+
+// avg_pool{1,2,3}d(self, kernel_size, stride=[], padding=0, ceil_mode=False,
+//                  count_include_pad=True[, divisor_override=None])
+Symbolic avg_pool(size_t nd) {
+  return [nd](Graph& g, const TorchNode& n, const Args& a) {
+    if (!a.is_none(6))
+      throw ArgumentError(n.kind + ": divisor_override has no ONNX equivalent; remove it or export the pool as sum/scale");
+    PoolSpec p;
+    p.kernel = per_dim(a, 1, nd, 1);
+    p.stride = a.is_none(2) || a.is(2).empty() ? p.kernel : per_dim(a, 2, nd, 1);
+    p.padding = per_dim(a, 3, nd, 0);
+    p.dilation.assign(nd, 1);
+    p.ceil_mode = !a.is_none(4) && a.b(4);
+    const bool count_include_pad = a.is_none(5) || a.b(5);
+    Value* x = a.tensor(0);
+    return std::vector<Value*>{with_batch_dim(g, x, nd, [&](Value* in) {
+      // The output size follows from the original padding, also when it is applied explicitly.
+      PoolPads pads = pool_pads(in, p);
+      if (count_include_pad && !all_equal(p.padding, 0)) {
+        std::vector<int64_t> explicit_pads(2, 0);
+        explicit_pads.insert(explicit_pads.end(), p.padding.begin(), p.padding.end());
+        explicit_pads.insert(explicit_pads.end(), 2, 0);
+        explicit_pads.insert(explicit_pads.end(), p.padding.begin(), p.padding.end());
+        in = pad_constant(g, in, explicit_pads);
+        for (size_t i = 0; i < nd; ++i) {
+          pads.pads[i] -= p.padding[i];
+          pads.pads[i + nd] -= p.padding[i];
+        }
+      }
+      return g.op("AveragePool", {in}, pool_attrs(g, n, p, pads));
+    })};
+  };
+}
+
+// The output_size list; None entries keep the input size.
+std::vector<int64_t> output_size(const Value* x, const Args& a, size_t nd) {
+  std::vector<int64_t> out;
+  const Value* v = a.at(1);
+  if (v->is_list()) {
+    for (size_t i = 0; i < v->elements().size(); ++i) {
+      const Value* e = v->elements()[i];
+      if (e->is_none()) {
+        auto in = static_dim(x, static_cast<int64_t>(i) - static_cast<int64_t>(nd));
+        if (!in) a.fail(1, "output sizes (None needs a static input size)");
+        out.push_back(*in);
+      } else if (auto c = e->maybe_int()) {
+        out.push_back(*c);
+      } else {
+        a.fail(1, "constant output sizes");
+      }
+    }
+  } else {
+    out = a.is(1);
+  }
+  if (out.size() == 1 && nd > 1) out.assign(nd, out[0]);
+  if (out.size() != nd) a.fail(1, std::to_string(nd) + " output sizes");
+  return out;
+}
+
+// Adaptive pools: output 1 everywhere is a global pool; otherwise, with static input sizes
+// divisible by the output sizes, a plain pool with kernel = stride = input / output.
+Value* adaptive_pool(Graph& g, const TorchNode& n, const Args& a, size_t nd, bool is_max) {
+  Value* x = a.tensor(0);
+  const std::vector<int64_t> out = output_size(x, a, nd);
+  return with_batch_dim(g, x, nd, [&](Value* in) {
+    if (all_equal(out, 1)) return g.op(is_max ? "GlobalMaxPool" : "GlobalAveragePool", {in});
+    std::vector<int64_t> kernel;
+    for (size_t i = 0; i < nd; ++i) {
+      auto size = static_dim(in, static_cast<int64_t>(i) - static_cast<int64_t>(nd));
+      if (!size)
+        throw ArgumentError(n.kind + ": output size other than 1 needs static input spatial sizes, got " + in->describe() +
+                            " (ONNX has no adaptive pooling; declare those dims static)");
+      if (out[i] <= 0 || *size % out[i] != 0)
+        throw ArgumentError(n.kind + ": input size " + std::to_string(*size) + " of spatial dim " + std::to_string(i) +
+                            " is not a multiple of output size " + std::to_string(out[i]) +
+                            "; ONNX has no adaptive pooling with uneven windows");
+      kernel.push_back(*size / out[i]);
+    }
+    if (all_equal(kernel, 1)) return in;  // output size == input size
+    const std::vector<int64_t> pads(2 * nd, 0);
+    return g.op(is_max ? "MaxPool" : "AveragePool", {in},
+                {{"kernel_shape_i", kernel}, {"strides_i", kernel}, {"pads_i", pads}});
+  });
+}
+
+Symbolic adaptive_avg_pool(size_t nd) {
+  return [nd](Graph& g, const TorchNode& n, const Args& a) {
+    return std::vector<Value*>{adaptive_pool(g, n, a, nd, false)};
+  };
+}
+
+// adaptive_max_pool returns (values, indices); ONNX pools give no PyTorch-style indices.
+Symbolic adaptive_max_pool(size_t nd) {
+  return [nd](Graph& g, const TorchNode& n, const Args& a) {
+    std::vector<Value*> out{adaptive_pool(g, n, a, nd, true)};
+    if (n.num_outputs() > 1) out.push_back(g.none());
+    return out;
+  };
+}
+
+}  // namespace
+
+void add_pooling(Registrar& r) {
+  const char* dims[] = {"1d", "2d", "3d"};
+  for (size_t nd = 1; nd <= 3; ++nd) {
+    const std::string suffix = dims[nd - 1];
+    r.add("aten::max_pool" + suffix, 9, max_pool(nd));
+    r.add("aten::avg_pool" + suffix, 9, avg_pool(nd));
+    r.add("aten::adaptive_avg_pool" + suffix, 9, adaptive_avg_pool(nd));
+    r.add("aten::adaptive_max_pool" + suffix, 9, adaptive_max_pool(nd));
+  }
+}
+
+}  // namespace onnxport::nn

@@ -1,0 +1,58 @@
+// Pixel shuffle. From opset 11 pixel_shuffle is DepthToSpace in CRD mode (PyTorch's channel
+// order); before, and for pixel_unshuffle (SpaceToDepth has the other channel order), it is
+// Reshape -> Transpose -> Reshape, which needs static C, H, W.
+#include "nn.h"
+#include "onnxport/helpers.h"
+
+namespace onnxport::nn {
+namespace {
+
+using namespace helpers;
+
+struct Chw {
+  int64_t c, h, w;
+};
+
+Chw static_chw(const TorchNode& n, const Value* x) {
+  auto c = static_dim(x, -3), h = static_dim(x, -2), w = static_dim(x, -1);
+  if (!c || !h || !w)
+    throw ArgumentError(n.kind + " needs static channel/height/width sizes at this opset, got " + x->describe());
+  return {*c, *h, *w};
+}
+
+void require_rank4(const TorchNode& n, const Value* x) {
+  const int64_t rank = rank_of(x, n.kind);
+  if (rank != 4) throw ArgumentError(n.kind + " is exported for (N, C, H, W) inputs, got " + x->describe());
+}
+
+Value* pixel_shuffle(Graph& g, const TorchNode& n, const Args& a) {
+  const int64_t r = a.i(1);
+  return with_batch_dim(g, a.tensor(0), 2, [&](Value* x) {
+    require_rank4(n, x);
+    if (g.opset() >= 11) return g.op("DepthToSpace", {x}, {{"blocksize_i", r}, {"mode_s", "CRD"}});
+    const Chw s = static_chw(n, x);
+    Value* blocks = reshape(g, x, std::vector<int64_t>{0, s.c / (r * r), r, r, s.h, s.w});
+    Value* moved = transpose(g, blocks, {0, 1, 4, 2, 5, 3});
+    return reshape(g, moved, std::vector<int64_t>{0, s.c / (r * r), s.h * r, s.w * r});
+  });
+}
+
+Value* pixel_unshuffle(Graph& g, const TorchNode& n, const Args& a) {
+  const int64_t r = a.i(1);
+  return with_batch_dim(g, a.tensor(0), 2, [&](Value* x) {
+    require_rank4(n, x);
+    const Chw s = static_chw(n, x);
+    Value* blocks = reshape(g, x, std::vector<int64_t>{0, s.c, s.h / r, r, s.w / r, r});
+    Value* moved = transpose(g, blocks, {0, 1, 3, 5, 2, 4});
+    return reshape(g, moved, std::vector<int64_t>{0, s.c * r * r, s.h / r, s.w / r});
+  });
+}
+
+}  // namespace
+
+void add_shuffle(Registrar& r) {
+  r.add("aten::pixel_shuffle", 9, pixel_shuffle);
+  r.add("aten::pixel_unshuffle", 9, pixel_unshuffle);
+}
+
+}  // namespace onnxport::nn

@@ -1,0 +1,10 @@
+#pragma once
+// The prim pack: TorchScript's list/tuple plumbing and number <-> tensor conversions.
+#include "onnxport/registrar.h"
+
+namespace onnxport::prim {
+
+void add_lists(Registrar& r);    // prim::ListConstruct/ListUnpack/TupleConstruct/TupleUnpack, ...
+void add_scalars(Registrar& r);  // prim::NumToTensor, aten::Int/Float, aten::size, aten::to, ...
+
+}  // namespace onnxport::prim

@@ -1,0 +1,103 @@
+// Joining and splitting. A Tensor[] result is returned as a List value; prim::ListUnpack
+// (prim pack) then hands out its elements.
+#include "onnxport/helpers.h"
+#include "tensor_ops.h"
+
+namespace onnxport::tensor {
+namespace {
+
+using namespace helpers;
+
+bool is_legacy_empty(const Value* v) {
+  auto shape = static_shape(v);
+  return shape && shape->size() == 1 && (*shape)[0] == 0;
+}
+
+// torch.cat skips 1-d empty tensors (a legacy rule) and promotes dtypes.
+Value* cat(Graph& g, const TorchNode& n, const Args& a) {
+  std::vector<Value*> items;
+  for (Value* v : a.list(0))
+    if (!is_legacy_empty(v)) items.push_back(v);
+  if (items.empty()) {
+    if (a.list(0).empty()) throw ArgumentError(n.kind + ": expected a non-empty list of tensors");
+    return a.list(0)[0];
+  }
+  int64_t dim = a.is_none(1) ? 0 : a.i(1);
+  if (auto rank = items[0]->rank()) dim = normalize_dim(dim, *rank);
+  return concat(g, promote(g, items), dim);
+}
+
+Value* stack(Graph& g, const TorchNode& n, const Args& a) {
+  std::vector<Value*> items = a.list(0);
+  if (items.empty()) throw ArgumentError(n.kind + ": expected a non-empty list of tensors");
+  int64_t dim = a.is_none(1) ? 0 : a.i(1);
+  if (auto rank = items[0]->rank()) dim = normalize_dim(dim, *rank + 1);
+  items = promote(g, items);
+  for (Value*& v : items) v = unsqueeze(g, v, {dim});
+  if (items.size() == 1) return items[0];
+  return concat(g, items, dim);
+}
+
+int64_t static_size_along(const Value* x, int64_t dim, const TorchNode& n) {
+  if (auto s = static_dim(x, dim)) return *s;
+  throw ArgumentError(n.kind + " needs the size of dim " + std::to_string(dim) + " of its input (" + x->describe() +
+                      ") to be static: the number of pieces must be known when exporting");
+}
+
+// Pieces of `piece` elements (the last one smaller) covering `total`.
+std::vector<int64_t> even_pieces(int64_t total, int64_t piece) {
+  std::vector<int64_t> sizes;
+  for (int64_t done = 0; done < total; done += piece) sizes.push_back(std::min(piece, total - done));
+  if (sizes.empty()) sizes.push_back(0);
+  return sizes;
+}
+
+Value* chunk(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t chunks = a.i(1), dim = a.is_none(2) ? 0 : a.i(2);
+  if (chunks <= 0) throw ArgumentError(n.kind + ": chunks must be positive, got " + std::to_string(chunks));
+  const int64_t total = static_size_along(x, dim, n);
+  const int64_t piece = (total + chunks - 1) / chunks;
+  return g.list(split(g, x, even_pieces(total, std::max<int64_t>(piece, 1)), dim));
+}
+
+// split(x, split_size: int | split_sizes: int[], dim)
+Value* split_op(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t dim = a.is_none(2) ? 0 : a.i(2);
+  std::vector<int64_t> sizes;
+  if (a.at(1)->is_list() || std::holds_alternative<std::vector<int64_t>>(a.at(1)->constant())) {
+    sizes = a.is(1);
+  } else {
+    const int64_t piece = a.i(1);
+    if (piece <= 0) throw ArgumentError(n.kind + ": split_size must be positive, got " + std::to_string(piece));
+    sizes = even_pieces(static_size_along(x, dim, n), piece);
+  }
+  return g.list(split(g, x, sizes, dim));
+}
+
+Value* unbind(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t dim = a.is_none(1) ? 0 : a.i(1);
+  const int64_t total = static_size_along(x, dim, n);
+  std::vector<Value*> pieces = split(g, x, std::vector<int64_t>(static_cast<size_t>(total), 1), dim);
+  for (Value*& p : pieces) p = squeeze(g, p, {dim});
+  return g.list(pieces);
+}
+
+}  // namespace
+
+void add_join(Registrar& r) {
+  r.add("aten::cat", 9, cat);
+  r.add("aten::concat", 9, cat);
+  r.add("aten::stack", 9, stack);
+  r.add("aten::chunk", 9, chunk);
+  r.add("aten::unsafe_chunk", 9, chunk);
+  r.add("aten::split", 9, split_op);
+  r.add("aten::split_with_sizes", 9, split_op);
+  r.add("aten::unsafe_split", 9, split_op);
+  r.add("aten::unsafe_split_with_sizes", 9, split_op);
+  r.add("aten::unbind", 9, unbind);
+}
+
+}  // namespace onnxport::tensor

@@ -1,0 +1,8 @@
+#include "onnxport/op_pack.h"
+#include "tensor_ops.h"
+
+ONNXPORT_OP_PACK(tensor, "1.0.0") {
+  onnxport::tensor::add_shape(r);
+  onnxport::tensor::add_join(r);
+  onnxport::tensor::add_indexing(r);
+}
