@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DONNXPORT_BUILD_CORE=ON -DONNXPORT_BUILD_TESTS=ON -DONNXPORT_BUILD_SAMPLES=ON \
   -DONNXPORT_PACK_FAMILIES="prim;elementwise;tensor;nn;rnn" "$@"
 cmake --build build -j2
