@@ -56,7 +56,7 @@ const char* host_abi_tag();
   static void onnxport_pack_body_(::onnxport::Registrar& r);                            \
   ONNXPORT_EXPORT const ::onnxport::PackInfo* onnxport_pack_info() {                    \
     static const ::onnxport::PackInfo info{ONNXPORT_SDK_API_VERSION, ONNXPORT_ABI_TAG,  \
-                                           #ID, VERSION};                               \
+                                           ONNXPORT_STR(ID), VERSION};                  \
     return &info;                                                                       \
   }                                                                                     \
   ONNXPORT_EXPORT void onnxport_pack_register(::onnxport::Registrar& r) {               \

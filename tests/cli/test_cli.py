@@ -1,0 +1,298 @@
+#!/usr/bin/python3
+"""CLI integration tests for `onnxport`: packs from --plugin-dir, refused packs, unsupported-op
+reports, no partial output files, options (names, dynamic axes, export_params, config), and
+numerical agreement with PyTorch in ONNX Runtime.
+
+Environment (set by ctest): ONNXPORT (the CLI), ONNXPORT_TEST_PACKS (a good third-party pack),
+ONNXPORT_TEST_BAD_PACKS (a pack built for SDK API 99), ONNXPORT_ORT_COMPARE (ort_compare.js),
+ONNXPORT_TEST_TMP (scratch directory).
+"""
+import json
+import os
+import shutil
+import subprocess
+import unittest
+
+import numpy as np
+import onnx
+import torch
+
+CLI = os.environ["ONNXPORT"]
+PACKS = os.environ["ONNXPORT_TEST_PACKS"]
+BAD_PACKS = os.environ["ONNXPORT_TEST_BAD_PACKS"]
+ORT_COMPARE = os.environ["ONNXPORT_ORT_COMPARE"]
+TMP = os.environ["ONNXPORT_TEST_TMP"]
+
+
+class Small(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(),
+                                            torch.nn.BatchNorm2d(8))
+        self.classifier = torch.nn.Linear(8 * 6 * 6, 5)
+
+    def forward(self, x):
+        y = self.features(x)
+        return self.classifier(y.reshape(y.size(0), -1))
+
+
+class Hard(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.hardshrink(torch.relu(x) - 0.25, 0.5)
+
+
+class Unsupported(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = torch.special.erfinv(torch.tanh(self.inner(x)) * 0.5)
+        return torch.linalg.det(y.reshape(2, 2, 4)[:, :, :2]) + torch.special.erfinv(x[:, 0] * 0.1).sum()
+
+
+def path(*names):
+    return os.path.join(TMP, *names)
+
+
+def run(*args, ok=True):
+    r = subprocess.run([CLI, *args], capture_output=True, text=True)
+    if ok and r.returncode != 0:
+        raise AssertionError(f"onnxport {' '.join(args)} failed ({r.returncode}):\n{r.stderr}")
+    return r
+
+
+def save_npy_manifest(name, inputs, outputs):
+    files_in = []
+    for k, t in enumerate(inputs):
+        f = f"{name}.in{k}.npy"
+        np.save(path(f), t.numpy())
+        files_in.append({"name": f"input{k}", "file": f, "shape": list(t.shape), "dtype": str(t.numpy().dtype)})
+    files_out = []
+    for k, t in enumerate(outputs):
+        f = f"{name}.out{k}.npy"
+        np.save(path(f), t.detach().numpy())
+        files_out.append({"file": f})
+    with open(path(f"{name}.json"), "w") as fh:
+        json.dump({"model": f"{name}.pt", "inputs": files_in, "outputs": files_out}, fh)
+
+
+def ort_matches(onnx_file, name):
+    r = subprocess.run(["node", ORT_COMPARE, onnx_file, path(f"{name}.json")], capture_output=True, text=True)
+    return r.returncode == 0, r.stdout + r.stderr
+
+
+class CliTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        shutil.rmtree(TMP, ignore_errors=True)
+        os.makedirs(TMP)
+        torch.manual_seed(0)
+        x = torch.randn(2, 3, 6, 6)
+        small = Small().eval()
+        with torch.no_grad():
+            small.features[2].running_mean.uniform_(-0.5, 0.5)
+            small.features[2].running_var.uniform_(0.5, 1.5)
+        traced = torch.jit.trace(small, x)
+        traced.save(path("small.pt"))
+        save_npy_manifest("small", [x], [small(x)])
+        hx = torch.randn(3, 4)
+        torch.jit.trace(Hard(), hx).save(path("hard.pt"))
+        save_npy_manifest("hard", [hx], [Hard()(hx)])
+        torch.jit.trace(Unsupported().eval(), torch.randn(4, 4) * 0.1).save(path("unsupported.pt"))
+        with open(path("not_a_model.pt"), "w") as fh:
+            fh.write("this is not a TorchScript archive")
+
+    def assertNoLeftovers(self, out):
+        self.assertFalse(os.path.exists(out), f"{out} must not exist after a failed export")
+        stray = [f for f in os.listdir(os.path.dirname(out)) if ".tmp-" in f]
+        self.assertEqual(stray, [], "temporary files left behind")
+
+    # -- exporting and verifying ------------------------------------------------------------
+    def test_export_matches_pytorch_in_onnxruntime(self):
+        for opset in ("11", "13", "17"):
+            out = path(f"small.{opset}.onnx")
+            run("export", path("small.pt"), "-o", out, "--input", "x=" + path("small.in0.npy"), "--opset", opset)
+            ok, log = ort_matches(out, "small")
+            self.assertTrue(ok, log)
+            m = onnx.load(out)
+            self.assertEqual([i.version for i in m.opset_import if i.domain == ""], [int(opset)])
+
+    def test_names_initializers_and_node_names_follow_module_paths(self):
+        out = path("names.onnx")
+        run("export", path("small.pt"), "-o", out, "--input", "image:2x3x6x6:float32",
+            "--output-names", "logits", "--no-constant-folding")
+        g = onnx.load(out).graph
+        self.assertEqual([i.name for i in g.input], ["image"])
+        self.assertEqual([o.name for o in g.output], ["logits"])
+        inits = {i.name for i in g.initializer}
+        self.assertIn("features.0.weight", inits)
+        self.assertIn("features.2.running_mean", inits)
+        self.assertIn("classifier.weight", inits)
+        self.assertIn("/features/features.0/Conv", [n.name for n in g.node])
+
+    def test_dynamic_axes_become_dim_params_and_run_at_other_sizes(self):
+        out = path("dyn.onnx")
+        run("export", path("small.pt"), "-o", out, "--input", "x=" + path("small.in0.npy"),
+            "--dynamic-axes", "x:0=batch", "--dynamic-axes", "output_0:0=batch")
+        g = onnx.load(out).graph
+        self.assertEqual(g.input[0].type.tensor_type.shape.dim[0].dim_param, "batch")
+        self.assertEqual(g.output[0].type.tensor_type.shape.dim[0].dim_param, "batch")
+        # Run at batch 5 against eager PyTorch.
+        torch.manual_seed(1)
+        x5 = torch.randn(5, 3, 6, 6)
+        model = torch.jit.load(path("small.pt"))
+        save_npy_manifest("small_b5", [x5], [model(x5)])
+        ok, log = ort_matches(out, "small_b5")
+        self.assertTrue(ok, log)
+
+    def test_export_params_false_makes_parameters_inputs(self):
+        out = path("noparams.onnx")
+        run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", "--no-export-params", "--no-check")
+        g = onnx.load(out).graph
+        self.assertEqual(len(g.initializer), 0)
+        self.assertIn("features.0.weight", [i.name for i in g.input])
+
+    def test_keep_initializers_as_inputs(self):
+        out = path("keep.onnx")
+        run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", "--keep-initializers-as-inputs")
+        g = onnx.load(out).graph
+        names = {i.name for i in g.input}
+        self.assertTrue({i.name for i in g.initializer} <= names)
+
+    def test_verbose_prints_graph_with_types_and_provenance(self):
+        r = run("export", path("small.pt"), "-o", path("verbose.onnx"), "--input", "x:2x3x6x6", "--verbose")
+        self.assertIn("Conv", r.stdout)
+        self.assertIn("aten::_convolution [nn] features.0", r.stdout)
+        self.assertIn("float32[2,3,6,6]", r.stdout)
+
+    def test_config_file_and_flag_override(self):
+        cfg = path("export.json")
+        with open(cfg, "w") as fh:
+            json.dump({"opset_version": 11, "output_names": ["y"], "inputs": ["x:2x3x6x6:float32"]}, fh)
+        out = path("config.onnx")
+        run("export", path("small.pt"), "-o", out, "--config", cfg)
+        m = onnx.load(out)
+        self.assertEqual([i.version for i in m.opset_import if i.domain == ""], [11])
+        self.assertEqual(m.graph.output[0].name, "y")
+        run("export", path("small.pt"), "-o", out, "--config", cfg, "--opset", "13")
+        self.assertEqual([i.version for i in onnx.load(out).opset_import if i.domain == ""], [13])
+
+    def test_config_unknown_key_is_an_error(self):
+        cfg = path("bad.json")
+        with open(cfg, "w") as fh:
+            json.dump({"opset": 11}, fh)
+        r = run("export", path("small.pt"), "-o", path("x.onnx"), "--config", cfg, ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("unknown key 'opset'", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1)
+
+    # -- failures ---------------------------------------------------------------------------
+    def test_unsupported_ops_are_reported_together_and_nothing_is_written(self):
+        out = path("unsupported.onnx")
+        r = run("export", path("unsupported.pt"), "-o", out, "--input", "x:4x4", ok=False)
+        self.assertEqual(r.returncode, 1)
+        # Every unmapped op at once, with counts and where it sits.
+        self.assertIn("operators have no mapping at opset 17", r.stderr)
+        self.assertIn("aten::erfinv x2 in <top>", r.stderr)
+        self.assertIn("aten::linalg_det x1 in <top>", r.stderr)
+        self.assertIn("unsupported.pt", r.stderr)
+        self.assertNoLeftovers(out)
+
+    def test_not_a_model_fails_with_one_clear_line(self):
+        out = path("bad.onnx")
+        r = run("export", path("not_a_model.pt"), "-o", out, "--input", "x:1", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot load TorchScript model", r.stderr)
+        self.assertIn("not_a_model.pt", r.stderr)
+        self.assertNoLeftovers(out)
+
+    def test_wrong_number_of_inputs_names_the_fix(self):
+        r = run("export", path("small.pt"), "-o", path("x.onnx"), "--input", "a:1x3x6x6", "--input", "b:1", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("takes 1 inputs, 2 example inputs were given", r.stderr)
+
+    def test_bad_input_spec(self):
+        r = run("export", path("small.pt"), "-o", path("x.onnx"), "--input", "x:2xAx6:float32", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("bad dimension 'A'", r.stderr)
+
+    def test_unwritable_output_leaves_nothing(self):
+        out = path("no_such_dir", "m.onnx")
+        r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot write", r.stderr)
+        self.assertFalse(os.path.exists(os.path.dirname(out)))
+
+    # -- op packs -----------------------------------------------------------------------------
+    def test_third_party_pack_from_plugin_dir_is_used(self):
+        out = path("hard.onnx")
+        run("export", path("hard.pt"), "-o", out, "--input", "x=" + path("hard.in0.npy"), "--plugin-dir", PACKS)
+        m = onnx.load(out)
+        ops = [n.op_type for n in m.graph.node]
+        self.assertIn("Clip", ops)        # the pack's override of aten::relu won
+        self.assertNotIn("Relu", ops)
+        self.assertIn("HardShrink", ops)  # custom-domain mapping
+        self.assertEqual({i.domain: i.version for i in m.opset_import}["com.example"], 3)
+        out2 = path("hard5.onnx")
+        run("export", path("hard.pt"), "-o", out2, "--input", "x:3x4", "--plugin-dir", PACKS,
+            "--custom-opset", "com.example=5")
+        self.assertEqual({i.domain: i.version for i in onnx.load(out2).opset_import}["com.example"], 5)
+
+    def test_override_is_visible_in_ops_listing(self):
+        rows = json.loads(run("ops", "--json", "--plugin-dir", PACKS).stdout)
+        relu = [r for r in rows if r["op"] == "aten::relu" and r["pack"] == "third_party"]
+        self.assertEqual(len(relu), 1)
+        self.assertTrue(relu[0]["override"])
+        self.assertIn("elementwise", relu[0].get("overrides", []))
+
+    def test_ops_json_lists_every_mapping_with_its_pack(self):
+        rows = json.loads(run("ops", "--json").stdout)
+        self.assertGreater(len(rows), 100)
+        for r in rows:
+            self.assertTrue({"op", "since_opset", "pack"} <= set(r))
+        packs = {r["pack"] for r in rows}
+        self.assertTrue({"nn", "elementwise", "tensor", "prim", "rnn"} <= packs)
+        lstm = [r for r in rows if r["op"] == "aten::lstm"]
+        self.assertEqual(lstm[0]["pack"], "rnn")
+
+    def test_plugins_lists_builtin_packs_and_refuses_api_mismatch(self):
+        rows = json.loads(run("plugins", "--json", "--plugin-dir", BAD_PACKS).stdout)
+        loaded = {r["id"] for r in rows if r["status"] == "loaded"}
+        self.assertTrue({"nn", "elementwise", "tensor", "prim", "rnn"} <= loaded)
+        bad = [r for r in rows if r["file"].endswith("libcli_api_mismatch.so")]
+        self.assertEqual(len(bad), 1)
+        self.assertEqual(bad[0]["status"], "failed")
+        self.assertIn("libcli_api_mismatch.so", bad[0]["error"])
+        self.assertIn("SDK API version 99", bad[0]["error"])
+        self.assertIn("expects 1", bad[0]["error"])
+        # An export still works with a broken pack in the path (it is reported and skipped).
+        r = run("export", path("small.pt"), "-o", path("withbad.onnx"), "--input", "x:2x3x6x6",
+                "--plugin-dir", BAD_PACKS)
+        self.assertIn("op pack skipped", r.stderr)
+
+    def test_plugin_path_environment_variable(self):
+        env = dict(os.environ, ONNXPORT_PLUGIN_PATH=PACKS)
+        r = subprocess.run([CLI, "plugins", "--json"], capture_output=True, text=True, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("third_party", {x["id"] for x in json.loads(r.stdout)})
+
+    # -- inspect / check ----------------------------------------------------------------------
+    def test_inspect_and_check(self):
+        out = path("small.13.onnx")
+        if not os.path.exists(out):
+            run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", "--opset", "13")
+        r = run("inspect", out)
+        self.assertIn("Conv", r.stdout)
+        self.assertIn("features.0.weight", r.stdout)
+        r = run("check", out)
+        self.assertIn("ok:", r.stdout)
+        broken = path("broken.onnx")
+        with open(broken, "wb") as fh:
+            fh.write(b"\x08\x07garbage")
+        r = run("check", broken, ok=False)
+        self.assertNotEqual(r.returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
