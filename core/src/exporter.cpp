@@ -163,10 +163,32 @@ ExportReport Exporter::export_function(const std::function<torch::jit::IValue(st
                                        const std::map<std::string, at::Tensor>& named_parameters) {
   options.validate();
   auto t0 = std::chrono::steady_clock::now();
-  auto traced = torch::jit::tracer::trace(
-      example_inputs,
-      [&fn](torch::jit::Stack in) -> torch::jit::Stack { return {fn(std::vector<torch::jit::IValue>(in.begin(), in.end()))}; },
-      [](const at::Tensor&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false);
+  // The tracer records parameters as constants, which it refuses for tensors that require
+  // grad: switch that off for the duration of the trace and restore it afterwards.
+  std::vector<at::Tensor> grad_restore;
+  for (const auto& [name, t] : named_parameters)
+    if (t.requires_grad()) {
+      grad_restore.push_back(t);
+      const_cast<at::Tensor&>(t).requires_grad_(false);
+    }
+  auto restore = [&grad_restore] {
+    for (auto& t : grad_restore) t.requires_grad_(true);
+  };
+  std::tuple<std::shared_ptr<torch::jit::tracer::TracingState>, torch::jit::Stack> traced;
+  try {
+    traced = torch::jit::tracer::trace(
+        example_inputs,
+        [&fn](torch::jit::Stack in) -> torch::jit::Stack {
+          return {fn(std::vector<torch::jit::IValue>(in.begin(), in.end()))};
+        },
+        [](const at::Tensor&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false);
+  } catch (const std::exception& e) {
+    restore();
+    std::string what = e.what();
+    throw ModelError("tracing the function failed: " + what.substr(0, what.find('\n')),
+                     ErrorContext{{}, {}, {}, {}, {}, "pass every parameter the function reads in named_parameters"});
+  }
+  restore();
   core::PreparedGraph prepared;
   prepared.graph = std::get<0>(traced)->graph;
   for (const auto& [name, t] : named_parameters) prepared.tensor_names.emplace(t.data_ptr(), name);
