@@ -91,6 +91,20 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
   if (params_as_inputs)
     for (const auto& init : model.initializers) set_value_info(*g->add_input(), init.name, type_of_initializer(init));
   for (const auto& out : model.outputs) set_value_info(*g->add_output(), out.name, out.type);
+  // Types of intermediate values (as torch.onnx writes them), for runtimes and viewers.
+  std::unordered_set<std::string> io;
+  for (const auto& in : model.inputs) io.insert(in.name);
+  for (const auto& out : model.outputs) io.insert(out.name);
+  for (const auto& node : model.nodes)
+    for (const auto& name : node.proto.output()) {
+      if (io.count(name)) continue;
+      auto t = model.value_types.find(name);
+      if (t == model.value_types.end() || !t->second.has_tensor_type() || t->second.tensor_type().elem_type() == 0)
+        continue;
+      auto* vi = g->add_value_info();
+      vi->set_name(name);
+      *vi->mutable_type() = t->second;
+    }
   if (with_initializer_headers && meta.export_params)
     for (const auto& init : model.initializers) *g->add_initializer() = initializer_header(init);
   return m;
