@@ -11,6 +11,11 @@ struct FoldStats {
 };
 
 // parameters_are_constant: false with export_params=false (parameters are then graph inputs).
+// Eval-mode peephole (as torch.onnx does): Conv whose only consumer is an inference
+// BatchNormalization with constant statistics becomes one Conv with folded weight and bias.
+// Returns the number of fused pairs.
+size_t fuse_conv_batchnorm(OnnxModel& model);
+
 FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant);
 
 }  // namespace onnxport::core

@@ -60,6 +60,8 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
     core::fold_constants(model, options.opset_version, options.export_params);
     core::eliminate_dead_code(model);
   }
+  if (options.training == TrainingMode::Eval && options.export_params && core::fuse_conv_batchnorm(model) > 0)
+    core::eliminate_dead_code(model);
   report.seconds_convert = seconds_since(t0);
 
   core::ModelMeta meta;

@@ -23,10 +23,9 @@ m = json.load(open(manifest))
 d = __import__('os').path.dirname(manifest)
 model = torch.jit.load(__import__('os').path.join(d, m['model']))
 inputs = [torch.from_numpy(np.load(__import__('os').path.join(d, i['file']))) for i in m['inputs']]
-if m.get('input_structure') == 'tensor_and_tuple':
-    args = (inputs[0], tuple(inputs[1:]))
-else:
-    args = tuple(inputs)
+def nest(spec):  # manifest "args": how flat inputs nest into forward()'s arguments
+    return tuple(nest(s) for s in spec) if isinstance(spec, list) else inputs[spec]
+args = nest(m['args']) if 'args' in m else tuple(inputs)
 torch.onnx.export(model, args, out, opset_version=opset, do_constant_folding=True)
 """
 

@@ -36,6 +36,16 @@ class Small(torch.nn.Module):
         return self.classifier(y.reshape(y.size(0), -1))
 
 
+class ConvBn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, bias=False)
+        self.bn = torch.nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return self.bn(self.conv(x))
+
+
 class Hard(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.hardshrink(torch.relu(x) - 0.25, 0.5)
@@ -96,6 +106,14 @@ class CliTest(unittest.TestCase):
         traced = torch.jit.trace(small, x)
         traced.save(path("small.pt"))
         save_npy_manifest("small", [x], [small(x)])
+        convbn = ConvBn().eval()
+        with torch.no_grad():
+            convbn.bn.running_mean.uniform_(-1, 1)
+            convbn.bn.running_var.uniform_(0.5, 2)
+            convbn.bn.weight.uniform_(0.5, 1.5)
+            convbn.bn.bias.uniform_(-1, 1)
+        torch.jit.trace(convbn, x).save(path("convbn.pt"))
+        save_npy_manifest("convbn", [x], [convbn(x)])
         hx = torch.randn(3, 4)
         torch.jit.trace(Hard(), hx).save(path("hard.pt"))
         save_npy_manifest("hard", [hx], [Hard()(hx)])
@@ -117,6 +135,18 @@ class CliTest(unittest.TestCase):
             self.assertTrue(ok, log)
             m = onnx.load(out)
             self.assertEqual([i.version for i in m.opset_import if i.domain == ""], [int(opset)])
+
+    def test_eval_export_fuses_conv_and_batchnorm(self):
+        out = path("convbn.onnx")
+        run("export", path("convbn.pt"), "-o", out, "--input", "x=" + path("convbn.in0.npy"))
+        g = onnx.load(out).graph
+        self.assertEqual([n.op_type for n in g.node], ["Conv"])
+        self.assertEqual(sorted(i.name for i in g.initializer), ["conv.bias", "conv.weight"])
+        ok, log = ort_matches(out, "convbn")
+        self.assertTrue(ok, log)
+        # Training export keeps the BatchNormalization.
+        run("export", path("convbn.pt"), "-o", out, "--input", "x:2x3x6x6", "--training", "preserve")
+        self.assertIn("BatchNormalization", [n.op_type for n in onnx.load(out).graph.node])
 
     def test_names_initializers_and_node_names_follow_module_paths(self):
         out = path("names.onnx")
