@@ -79,18 +79,21 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
   for (const auto& n : model.nodes) ++report.op_histogram[n.proto.op_type()];
   if (options.verbose) report.graph_text = core::print_graph(core::build_model_proto(model, meta, true), &model);
 
-  if (options.check) {
-    t0 = std::chrono::steady_clock::now();
-    try {
-      core::check_model_file(output_path);
-    } catch (Error& e) {
-      std::remove(output_path.c_str());
-      e.add_context(ErrorContext{model_file, {}, {}, {}, {}, "this is an onnxport bug; --no-check writes the file anyway"});
-      throw;
-    }
-    report.seconds_check = seconds_since(t0);
-  }
   return report;
+}
+
+// The checker reads the whole file back: run it once the model's own tensors are released.
+void check_written(ExportReport& report, const ExportOptions& options, const std::string& model_file) {
+  if (!options.check) return;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    core::check_model_file(report.output_path);
+  } catch (Error& e) {
+    std::remove(report.output_path.c_str());
+    e.add_context(ErrorContext{model_file, {}, {}, {}, {}, "this is an onnxport bug; --no-check writes the file anyway"});
+    throw;
+  }
+  report.seconds_check = seconds_since(t0);
 }
 }  // namespace
 
@@ -132,21 +135,31 @@ const PackLoader& Exporter::loader() const { return *loader_; }
 ExportReport Exporter::export_file(const std::string& model_path, const std::string& output_path,
                                    const ExportOptions& options, std::vector<torch::jit::IValue> example_inputs) {
   options.validate();
-  torch::jit::Module module;
-  try {
-    module = torch::jit::load(model_path);
-  } catch (const c10::Error& e) {
-    std::string what = e.what_without_backtrace();
-    throw ModelError("cannot load TorchScript model '" + model_path + "': " + what.substr(0, what.find('\n')),
-                     ErrorContext{model_path, {}, {}, {}, {}, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save(); custom ops need their library loaded"});
+  ExportReport report;
+  {
+    auto t0 = std::chrono::steady_clock::now();
+    torch::jit::Module module;
+    try {
+      module = torch::jit::load(model_path);
+    } catch (const c10::Error& e) {
+      std::string what = e.what_without_backtrace();
+      throw ModelError("cannot load TorchScript model '" + model_path + "': " + what.substr(0, what.find('\n')),
+                       ErrorContext{model_path, {}, {}, {}, {}, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save(); custom ops need their library loaded"});
+    }
+    if (example_inputs.empty()) example_inputs = make_example_inputs(options.inputs, options.seed);
+    if (example_inputs.empty())
+      throw ConfigError("no example inputs", ErrorContext{model_path, {}, {}, {}, {}, "give --input NAME:1x3x224x224:float32 (or NAME=FILE.npy) for each forward argument"});
+    try {
+      core::PreparedGraph prepared = core::prepare_module(module, /*owned=*/true, example_inputs, options);
+      module = torch::jit::Module();  // the frozen graph holds what the export needs
+      report = convert_and_write(prepared, *registry_, model_path, output_path, options, seconds_since(t0));
+    } catch (Error& e) {
+      e.add_context(ErrorContext{model_path, {}, {}, {}, {}, {}});
+      throw;
+    }
   }
-  if (example_inputs.empty()) example_inputs = make_example_inputs(options.inputs, options.seed);
-  try {
-    return export_module(module, std::move(example_inputs), output_path, options);
-  } catch (Error& e) {
-    e.add_context(ErrorContext{model_path, {}, {}, {}, {}, {}});
-    throw;
-  }
+  check_written(report, options, model_path);
+  return report;
 }
 
 ExportReport Exporter::export_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> example_inputs,
@@ -155,8 +168,13 @@ ExportReport Exporter::export_module(const torch::jit::Module& module, std::vect
   if (example_inputs.empty())
     throw ConfigError("no example inputs", ErrorContext{{}, {}, {}, {}, {}, "give --input NAME:1x3x224x224:float32 (or NAME=FILE.npy) for each forward argument"});
   auto t0 = std::chrono::steady_clock::now();
-  core::PreparedGraph prepared = core::prepare_module(module, example_inputs, options);
-  return convert_and_write(prepared, *registry_, "", output_path, options, seconds_since(t0));
+  ExportReport report;
+  {
+    core::PreparedGraph prepared = core::prepare_module(module, /*owned=*/false, example_inputs, options);
+    report = convert_and_write(prepared, *registry_, "", output_path, options, seconds_since(t0));
+  }
+  check_written(report, options, "");
+  return report;
 }
 
 ExportReport Exporter::export_function(const std::function<torch::jit::IValue(std::vector<torch::jit::IValue>)>& fn,
@@ -200,7 +218,9 @@ ExportReport Exporter::export_function(const std::function<torch::jit::IValue(st
   for (const auto& iv : example_inputs)
     if (iv.isTensor()) prepared.example_tensors.push_back(iv.toTensor());
   core::record_types(*prepared.graph, example_inputs);
-  return convert_and_write(prepared, *registry_, "", output_path, options, seconds_since(t0));
+  ExportReport report = convert_and_write(prepared, *registry_, "", output_path, options, seconds_since(t0));
+  check_written(report, options, "");
+  return report;
 }
 
 }  // namespace onnxport

@@ -146,19 +146,16 @@ void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue
     if (inputs[i].isTensor()) graph.inputs()[i]->setType(c10::TensorType::create(inputs[i].toTensor()));
 }
 
-PreparedGraph prepare_module(const torch::jit::Module& module, const std::vector<torch::jit::IValue>& inputs,
-                             const ExportOptions& options) {
+PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
+                             const std::vector<torch::jit::IValue>& inputs, const ExportOptions& options) {
   PreparedGraph out;
-  for (const auto& p : module.named_parameters(true)) out.tensor_names.emplace(p.value.data_ptr(), p.name);
-  for (const auto& b : module.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
-
-  torch::jit::Module copy = module.clone();
-  if (options.training == TrainingMode::Eval) copy.eval();
-  if (options.training == TrainingMode::Train) copy.train();
-  torch::jit::Module frozen = torch::jit::freeze_module(copy);
-  // clone()/freeze may give new storage: re-key the names by the frozen module's tensors too.
-  for (const auto& p : copy.named_parameters(true)) out.tensor_names.emplace(p.value.data_ptr(), p.name);
-  for (const auto& b : copy.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
+  // clone() and freeze_module() both deep-copy parameters: freeze in place instead.
+  torch::jit::Module frozen = owned ? module : module.clone();
+  if (options.training == TrainingMode::Eval) frozen.eval();
+  if (options.training == TrainingMode::Train) frozen.train();
+  for (const auto& p : frozen.named_parameters(true)) out.tensor_names.emplace(p.value.data_ptr(), p.name);
+  for (const auto& b : frozen.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
+  torch::jit::freeze_module_inplace(&frozen);
 
   auto graph = frozen.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);

@@ -25,8 +25,10 @@ struct PreparedGraph {
 
 // Freeze (constants for parameters), inline, lower tuples, clean up, then run the graph once on
 // the example inputs to record the concrete type of every tensor value.
-PreparedGraph prepare_module(const torch::jit::Module& module, const std::vector<torch::jit::IValue>& inputs,
-                             const ExportOptions& options);
+// `owned`: the caller gives the module up (it is frozen in place, no copy of the parameters);
+// otherwise a clone is frozen and the caller's module stays as it was.
+PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
+                             const std::vector<torch::jit::IValue>& inputs, const ExportOptions& options);
 
 // Run a graph once on example inputs and set concrete types on its top-level values.
 void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
