@@ -177,6 +177,9 @@ int main(int argc, char** argv) {
   exp->add_flag("--no-strict", [&](int64_t) { opts.strict = false; }, "don't validate each node against ONNX schemas");
   exp->add_option("--seed", opts.seed, "seed for random example inputs")->capture_default_str();
   exp->add_option("--config", config, "JSON file with torch.onnx.export option names as keys");
+  std::vector<std::string> op_libraries;
+  exp->add_option("--load-op-library", op_libraries,
+                  "shared library registering custom torch ops (TORCH_LIBRARY) the model uses (repeatable)");
 
   std::vector<std::string> dirs;
   int ops_opset = 0;
@@ -201,6 +204,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*exp) {
+      for (const auto& lib : op_libraries) onnxport::load_op_library(lib);
       opts.training = onnxport::parse_training_mode(training);
       return run_export(model, output, opts, config, inputs, axes, opsets, input_names, output_names, *exp);
     }

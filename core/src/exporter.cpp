@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include <dlfcn.h>
+
 #include <chrono>
 
 #include "constant_folding.h"
@@ -97,6 +99,16 @@ void check_written(ExportReport& report, const ExportOptions& options, const std
 }
 }  // namespace
 
+void load_op_library(const std::string& path) {
+  // RTLD_LAZY: Python extension modules (torchvision's _C) carry Python symbols that op
+  // registration never calls. RTLD_GLOBAL: kernels may be shared between libraries.
+  if (!::dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL)) {
+    const char* why = ::dlerror();
+    throw ModelError("cannot load op library '" + path + "': " + (why ? why : "unknown error"),
+                     ErrorContext{{}, {}, {}, {}, {}, "pass the path of a shared library that registers torch ops (TORCH_LIBRARY)"});
+  }
+}
+
 std::vector<torch::jit::IValue> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed) {
   std::vector<torch::jit::IValue> out;
   at::Generator gen = at::detail::createCPUGenerator(seed);
@@ -144,7 +156,14 @@ ExportReport Exporter::export_file(const std::string& model_path, const std::str
     } catch (const c10::Error& e) {
       std::string what = e.what_without_backtrace();
       throw ModelError("cannot load TorchScript model '" + model_path + "': " + what.substr(0, what.find('\n')),
-                       ErrorContext{model_path, {}, {}, {}, {}, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save(); custom ops need their library loaded"});
+                       ErrorContext{model_path, {}, {}, {}, {}, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save()"});
+    } catch (const std::exception& e) {
+      // The TorchScript compiler reports unknown ops ("Unknown builtin op: vendor::fancy").
+      std::string what = e.what();
+      const auto start = what.find_first_not_of("\n ");
+      what = what.substr(start == std::string::npos ? 0 : start);
+      throw ModelError("cannot load TorchScript model '" + model_path + "': " + what.substr(0, what.find('\n')),
+                       ErrorContext{model_path, {}, {}, {}, {}, "if the model uses custom torch ops, load the library that registers them with --load-op-library"});
     }
     if (example_inputs.empty()) example_inputs = make_example_inputs(options.inputs, options.seed);
     if (example_inputs.empty())

@@ -53,6 +53,10 @@ class Exporter {
   std::unique_ptr<PackLoader> loader_;
 };
 
+// Loads a library that registers custom torch ops (TORCH_LIBRARY), e.g. a vendor's kernels or
+// torchvision's, so that models using them can be loaded. Throws ModelError naming the file.
+void load_op_library(const std::string& path);
+
 // Builds example inputs from specs ("NAME:1x3x224x224:float32" or "NAME=file.npy").
 std::vector<torch::jit::IValue> make_example_inputs(const std::vector<InputSpec>& specs, uint64_t seed = 0);
 
