@@ -88,6 +88,13 @@ int run_export(const std::string& model, const std::string& output, ExportOption
             << " initializers (" << report.initializer_bytes / 1024 << " KiB), opset " << o.opset_version;
   if (o.check) std::cout << ", checker ok";
   std::cout << "\n";
+  if (!report.fallback_ops.empty()) {
+    size_t total = 0;
+    for (const auto& [op, n] : report.fallback_ops) total += n;
+    std::cout << total << " node" << (total == 1 ? "" : "s") << " kept as " << o.operator_export_type << " fallback:";
+    for (const auto& [op, n] : report.fallback_ops) std::cout << " " << op << " x" << n;
+    std::cout << "\n";
+  }
   if (o.verbose) {
     std::cout << "ops:";
     for (const auto& [op, n] : report.op_histogram) std::cout << " " << op << "x" << n;
@@ -171,7 +178,7 @@ int main(int argc, char** argv) {
                 "parameters become graph inputs without values");
   exp->add_flag("--keep-initializers-as-inputs", opts.keep_initializers_as_inputs, "list initializers as graph inputs too");
   exp->add_option("--training", training, "eval | preserve | train")->capture_default_str();
-  exp->add_option("--operator-export-type", opts.operator_export_type, "onnx (fail on unmapped ops)");
+  exp->add_option("--operator-export-type", opts.operator_export_type, "onnx (fail on unmapped ops) | onnx_aten_fallback (unmapped -> ATen node) | onnx_aten (every aten op -> ATen) | onnx_fallthrough (unmapped kept in its namespace's domain)");
   exp->add_flag("--verbose", opts.verbose, "print the exported graph with types and provenance");
   exp->add_flag("--no-check", [&](int64_t) { opts.check = false; }, "skip the ONNX checker on the written file");
   exp->add_flag("--no-strict", [&](int64_t) { opts.strict = false; }, "don't validate each node against ONNX schemas");

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "fallback.h"
 #include "onnxport/errors.h"
 
 namespace onnxport::core {
@@ -161,7 +162,8 @@ void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx) {
   visit_nodes(graph.block(), [&](const torch::jit::Node* n) {
     if (is_constant_node(n) || n->kind() == c10::prim::GetAttr) return;
     const std::string kind = kind_of(n);
-    if (ctx.registry.lookup(kind, opset)) return;
+    const bool mapped = ctx.registry.lookup(kind, opset) != nullptr;
+    if (mapped || falls_back(ctx.options, kind, mapped)) return;
     auto& m = missing[kind];
     ++m.count;
     const std::string path = module_path_of(n);
@@ -191,7 +193,9 @@ void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx) {
   throw UnsupportedOpError(os.str(), ec);
 }
 
-void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder, OnnxModel& model) {
+ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder,
+                           OnnxModel& model) {
+  ConvertStats stats;
   const torch::jit::Graph& graph = *prepared.graph;
   const ExportOptions& o = ctx.options;
   const bool static_dims = o.dynamic_axes.empty();
@@ -230,7 +234,8 @@ void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, Gra
     }
     const std::string kind = kind_of(n);
     const RegistryEntry* entry = ctx.registry.lookup(kind, o.opset_version);
-    if (!entry)
+    const bool fallback = falls_back(o, kind, entry != nullptr);
+    if (!entry && !fallback)
       throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version),
                                ErrorContext{ctx.model_file, kind, {}, module_path_of(n), source_of(n), {}});
     TorchNode view = view_of(n, static_dims);
@@ -241,11 +246,19 @@ void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, Gra
       if (it == env.end()) throw ExportError("internal: input '" + in->debugName() + "' of " + kind + " was not converted");
       args.push_back(it->second);
     }
-    ErrorContext ec{ctx.model_file, kind, entry->pack.describe(), view.module_path, view.source_location, {}};
-    builder.set_origin(NodeOrigin{entry->pack.id, kind, view.module_path, view.source_location});
+    const std::string pack_id = fallback ? o.operator_export_type : entry->pack.id;
+    ErrorContext ec{ctx.model_file, kind, fallback ? pack_id : entry->pack.describe(), view.module_path,
+                    view.source_location, {}};
+    builder.set_origin(NodeOrigin{pack_id, kind, view.module_path, view.source_location});
     std::vector<Value*> outs;
     try {
-      outs = entry->fn(builder, view, Args(args, view));
+      if (fallback) {
+        const auto* schema = n->maybeSchema();
+        outs = emit_fallback(builder, view, Args(args, view), o, schema ? schema->overload_name() : "");
+        ++stats.fallback_ops[kind];
+      } else {
+        outs = entry->fn(builder, view, Args(args, view));
+      }
     } catch (Error& e) {
       e.add_context(ec);
       throw;
@@ -295,6 +308,7 @@ void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, Gra
   if (o.output_names.size() > flat.size())
     throw ConfigError(std::to_string(o.output_names.size()) + " output names given, the model has " +
                       std::to_string(flat.size()) + " outputs");
+  return stats;
 }
 
 }  // namespace onnxport::core

@@ -1,5 +1,6 @@
 #pragma once
 // The conversion driver: every TorchScript node goes through the registry to its symbolic.
+#include <map>
 #include <string>
 
 #include "graph_builder.h"
@@ -20,6 +21,11 @@ struct ConvertContext {
 // converting anything.
 void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx);
 
-void convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder, OnnxModel& model);
+struct ConvertStats {
+  std::map<std::string, size_t> fallback_ops;  // torch op -> nodes kept as ATen/fallthrough
+};
+
+ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder,
+                           OnnxModel& model);
 
 }  // namespace onnxport::core

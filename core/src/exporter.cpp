@@ -13,6 +13,7 @@
 
 #include "constant_folding.h"
 #include "convert.h"
+#include "fallback.h"
 #include "graph_builder.h"
 #include "npy.h"
 #include "onnx_io.h"
@@ -51,12 +52,21 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
   bo.training = options.training == TrainingMode::Train;
   bo.strict = options.strict;
   for (const auto& [domain, entry] : registry.domains()) bo.custom_domains[domain] = entry.version;
+  if (options.operator_export_type == "onnx_aten" || options.operator_export_type == "onnx_aten_fallback")
+    bo.custom_domains[core::kAtenDomain] = 1;
   for (const auto& [domain, version] : options.custom_opsets) bo.custom_domains[domain] = version;
   core::GraphBuilder builder(model, bo);
 
   core::ConvertContext ctx{registry, options, model_file,
                            graph_input_names(options, prepared.graph->inputs().size())};
-  core::convert_graph(prepared, ctx, builder, model);
+  if (options.operator_export_type == "onnx_fallthrough")  // a domain per torch namespace
+    for (const auto* n : prepared.graph->nodes()) {
+      const std::string kind = n->kind().toQualString();
+      if (!bo.custom_domains.count(kind.substr(0, kind.find("::"))) &&
+          core::falls_back(options, kind, registry.lookup(kind, options.opset_version) != nullptr))
+        builder.declare_domain(kind.substr(0, kind.find("::")), 1);
+    }
+  report.fallback_ops = core::convert_graph(prepared, ctx, builder, model).fallback_ops;
   core::eliminate_dead_code(model);
   if (options.do_constant_folding) {
     core::fold_constants(model, options.opset_version, options.export_params);

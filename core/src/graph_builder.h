@@ -27,6 +27,7 @@ class GraphBuilder : public Graph {
 
   // The node being converted: every node created until the next call carries this origin.
   void set_origin(NodeOrigin origin) { origin_ = std::move(origin); }
+  void declare_domain(const std::string& domain, int version) { options_.custom_domains[domain] = version; }
   const NodeOrigin& origin() const { return origin_; }
 
   // Values the driver creates for TorchScript inputs, constants and parameters.

@@ -89,9 +89,6 @@ void ExportOptions::validate() const {
   if (!export_types.count(operator_export_type))
     throw config_error("operator_export_type '" + operator_export_type + "' is unknown",
                        "use onnx, onnx_aten, onnx_aten_fallback or onnx_fallthrough");
-  if (operator_export_type != "onnx")
-    throw config_error("operator_export_type '" + operator_export_type + "' is not implemented yet",
-                       "use the default 'onnx'");
   std::set<std::string> names;
   for (const auto& n : input_names)
     if (!names.insert(n).second) throw config_error("input name '" + n + "' is given twice");

@@ -229,6 +229,37 @@ class CliTest(unittest.TestCase):
         self.assertIn("unsupported.pt", r.stderr)
         self.assertNoLeftovers(out)
 
+    def test_operator_export_types_keep_unmapped_ops(self):
+        def export(mode):
+            out = path(f"fallback.{mode}.onnx")
+            r = run("export", path("unsupported.pt"), "-o", out, "--input", "x:4x4", "--operator-export-type", mode)
+            return r, onnx.load(out)
+
+        r, m = export("onnx_aten_fallback")
+        self.assertIn("4 nodes kept as onnx_aten_fallback fallback: aten::erfinv x2 aten::linalg_det x1 aten::sum x1",
+                      r.stdout)
+        aten = [n for n in m.graph.node if n.domain == "org.pytorch.aten"]
+        self.assertEqual(sorted(onnx.helper.get_attribute_value(a).decode() for n in aten for a in n.attribute
+                                if a.name == "operator"), ["erfinv", "erfinv", "linalg_det", "sum"])
+        self.assertIn("Gemm", [n.op_type for n in m.graph.node])  # mapped ops still mapped
+        self.assertEqual({i.domain: i.version for i in m.opset_import}["org.pytorch.aten"], 1)
+
+        r, m = export("onnx_fallthrough")
+        kept = sorted((n.domain, n.op_type) for n in m.graph.node if n.domain)
+        self.assertEqual(kept, [("aten", "erfinv"), ("aten", "erfinv"), ("aten", "linalg_det"), ("aten", "sum")])
+
+        r, m = export("onnx_aten")
+        ops = [n for n in m.graph.node if n.domain == "org.pytorch.aten"]
+        names = [onnx.helper.get_attribute_value(a).decode() for n in ops for a in n.attribute if a.name == "operator"]
+        self.assertIn("linear", names)  # even mapped aten ops become ATen nodes
+        linear = ops[names.index("linear")]
+        self.assertEqual(list(linear.input), ["x", "inner.weight", "inner.bias"])  # parameters stay inputs
+        self.assertNotIn("Gemm", [n.op_type for n in m.graph.node])
+
+        r = run("export", path("unsupported.pt"), "-o", path("x.onnx"), "--input", "x:4x4",
+                "--operator-export-type", "onnx_everything", ok=False)
+        self.assertIn("operator_export_type 'onnx_everything' is unknown", r.stderr)
+
     def test_not_a_model_fails_with_one_clear_line(self):
         out = path("bad.onnx")
         r = run("export", path("not_a_model.pt"), "-o", out, "--input", "x:1", ok=False)

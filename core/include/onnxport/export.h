@@ -22,6 +22,7 @@ struct ExportReport {
   size_t initializer_count = 0;
   size_t initializer_bytes = 0;
   std::map<std::string, size_t> op_histogram;  // ONNX op_type -> count
+  std::map<std::string, size_t> fallback_ops;  // torch op -> nodes kept as ATen/fallthrough nodes
   std::string graph_text;                      // readable graph (filled with options.verbose)
   double seconds_prepare = 0, seconds_convert = 0, seconds_write = 0, seconds_check = 0;
 };
