@@ -249,7 +249,8 @@ ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& 
     const std::string pack_id = fallback ? o.operator_export_type : entry->pack.id;
     ErrorContext ec{ctx.model_file, kind, fallback ? pack_id : entry->pack.describe(), view.module_path,
                     view.source_location, {}};
-    builder.set_origin(NodeOrigin{pack_id, kind, view.module_path, view.source_location});
+    builder.set_origin(NodeOrigin{pack_id, fallback ? "" : entry->pack.file, kind, view.module_path,
+                                  view.source_location});
     std::vector<Value*> outs;
     try {
       if (fallback) {
@@ -295,7 +296,7 @@ ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& 
       flat.push_back(v);
   };
   for (const auto* out : graph.outputs()) flatten(env.at(out));
-  builder.set_origin(NodeOrigin{"", "", "", ""});
+  builder.set_origin(NodeOrigin{});
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
     const std::string name = i < o.output_names.size() ? o.output_names[i] : "output_" + std::to_string(i);

@@ -177,7 +177,7 @@ std::string GraphBuilder::unique_node_name(const std::string& op_type) {
 
 void GraphBuilder::fail_node(const std::string& message, const std::string& hint) {
   ErrorContext ctx;
-  ctx.pack = origin_.pack;
+  ctx.pack = origin_.pack_file.empty() ? origin_.pack : origin_.pack + " (" + origin_.pack_file + ")";
   ctx.torch_op = origin_.torch_op;
   ctx.module_path = origin_.module_path;
   ctx.source = origin_.source;

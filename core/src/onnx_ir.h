@@ -19,6 +19,7 @@ namespace onnxport::core {
 // Where a node came from: the op pack and the TorchScript node it converted.
 struct NodeOrigin {
   std::string pack;         // pack id
+  std::string pack_file;    // the pack's shared library (for messages)
   std::string torch_op;     // "aten::_convolution"
   std::string module_path;  // "features.0"
   std::string source;       // "model.py:12"

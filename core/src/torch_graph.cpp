@@ -96,7 +96,11 @@ std::string module_path_of(const torch::jit::Node* node) {
 }
 
 std::string source_of(const torch::jit::Node* node) {
-  const auto flc = node->sourceRange().file_line_col();
+  // A loaded model's nodes point into the archive's serialized code; the range that generated
+  // it (kept in the debug info) is the user's own source file.
+  auto range = node->sourceRange();
+  if (auto original = range.findSourceRangeThatGenerated()) range = *original;
+  const auto flc = range.file_line_col();
   if (!flc) return "";
   const std::string& file = std::get<0>(*flc);
   return file + ":" + std::to_string(std::get<1>(*flc));

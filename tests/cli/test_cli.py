@@ -22,6 +22,7 @@ PACKS = os.environ["ONNXPORT_TEST_PACKS"]
 BAD_PACKS = os.environ["ONNXPORT_TEST_BAD_PACKS"]
 ORT_COMPARE = os.environ["ONNXPORT_ORT_COMPARE"]
 TMP = os.environ["ONNXPORT_TEST_TMP"]
+MISBEHAVING = os.environ["ONNXPORT_TEST_MISBEHAVING"]
 
 
 class Small(torch.nn.Module):
@@ -49,6 +50,26 @@ class ConvBn(torch.nn.Module):
 class Hard(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.hardshrink(torch.relu(x) - 0.25, 0.5)
+
+
+class Block(torch.nn.Module):
+    """Applies one unary op inside a named submodule, so errors can name the module path."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+class Wrapper(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.encoder = torch.nn.Sequential(torch.nn.Identity(), Block(fn))
+
+    def forward(self, x):
+        return self.encoder(x) + 1
 
 
 class Unsupported(torch.nn.Module):
@@ -118,6 +139,9 @@ class CliTest(unittest.TestCase):
         torch.jit.trace(Hard(), hx).save(path("hard.pt"))
         save_npy_manifest("hard", [hx], [Hard()(hx)])
         torch.jit.trace(Unsupported().eval(), torch.randn(4, 4) * 0.1).save(path("unsupported.pt"))
+        for name, fn in (("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("neg", torch.neg), ("exp", torch.exp),
+                         ("leaky_relu", torch.nn.functional.leaky_relu)):
+            torch.jit.trace(Wrapper(fn), torch.randn(2, 3)).save(path(f"uses_{name}.pt"))
         with open(path("not_a_model.pt"), "w") as fh:
             fh.write("this is not a TorchScript archive")
 
@@ -337,6 +361,38 @@ class CliTest(unittest.TestCase):
         r = subprocess.run([CLI, "plugins", "--json"], capture_output=True, text=True, env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("third_party", {x["id"] for x in json.loads(r.stdout)})
+
+    # -- misbehaving symbolics: clear errors, no crash, no output ------------------------------
+    def misbehave(self, op):
+        out = path(f"misbehaving_{op}.onnx")
+        r = run("export", path(f"uses_{op}.pt"), "-o", out, "--input", "x:2x3", "--plugin-dir", MISBEHAVING, ok=False)
+        self.assertEqual(r.returncode, 1, r.stderr)  # an onnxport error, not a crash (2) or signal
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("misbehaving", r.stderr)          # the pack
+        self.assertIn(f"aten::{op}", r.stderr)          # the torch op
+        self.assertIn("module encoder.1", r.stderr)     # the module path
+        self.assertIn(f"uses_{op}.pt", r.stderr)        # the model file
+        self.assertNoLeftovers(out)
+        return r.stderr
+
+    def test_symbolic_that_throws(self):
+        self.assertIn("tanh kernel table is empty", self.misbehave("tanh"))
+
+    def test_symbolic_returning_wrong_number_of_outputs(self):
+        self.assertIn("returned 2 values for 1 outputs", self.misbehave("sigmoid"))
+
+    def test_symbolic_emitting_undeclared_domain(self):
+        err = self.misbehave("neg")
+        self.assertIn("custom domain 'com.undeclared' that no op pack declared", err)
+
+    def test_symbolic_violating_onnx_schema_in_strict_mode(self):
+        err = self.misbehave("exp")
+        self.assertIn("violates the ONNX schema at opset 17", err)
+        self.assertIn("alpha", err)
+
+    def test_symbolic_with_mismatched_attribute_suffix(self):
+        err = self.misbehave("leaky_relu")
+        self.assertIn("attribute 'alpha_i': suffix _i wants an int or int list, got a float", err)
 
     # -- inspect / check ----------------------------------------------------------------------
     def test_inspect_and_check(self):
