@@ -61,6 +61,7 @@ int run_export(const std::string& model, const std::string& output, ExportOption
     if (!given("--no-check")) o.check = from_file.check;
     if (!given("--no-strict")) o.strict = from_file.strict;
     if (!given("--seed")) o.seed = from_file.seed;
+    if (!given("--provenance")) o.provenance = from_file.provenance;
     if (inputs.empty()) o.inputs = from_file.inputs;
     if (input_names.empty()) o.input_names = from_file.input_names;
     if (output_names.empty()) o.output_names = from_file.output_names;
@@ -104,11 +105,12 @@ int run_export(const std::string& model, const std::string& output, ExportOption
   return 0;
 }
 
-int run_ops(const std::vector<std::string>& dirs, int opset, bool json) {
+int run_ops(const std::vector<std::string>& dirs, int opset, bool json, const std::string& pack) {
   onnxport::Exporter exporter(dirs);
   nlohmann::json out = nlohmann::json::array();
   for (const auto* e : exporter.registry().entries()) {
     if (opset > 0 && e->since_opset > opset) continue;
+    if (!pack.empty() && e->pack.id != pack) continue;
     if (json) {
       nlohmann::json row = {{"op", e->torch_op}, {"since_opset", e->since_opset}, {"pack", e->pack.id},
                             {"file", e->pack.file}, {"override", e->is_override}};
@@ -180,6 +182,7 @@ int main(int argc, char** argv) {
   exp->add_option("--training", training, "eval | preserve | train")->capture_default_str();
   exp->add_option("--operator-export-type", opts.operator_export_type, "onnx (fail on unmapped ops) | onnx_aten_fallback (unmapped -> ATen node) | onnx_aten (every aten op -> ATen) | onnx_fallthrough (unmapped kept in its namespace's domain)");
   exp->add_flag("--verbose", opts.verbose, "print the exported graph with types and provenance");
+  exp->add_flag("--provenance", opts.provenance, "write each node's op pack, torch op and module path in its doc_string");
   exp->add_flag("--no-check", [&](int64_t) { opts.check = false; }, "skip the ONNX checker on the written file");
   exp->add_flag("--no-strict", [&](int64_t) { opts.strict = false; }, "don't validate each node against ONNX schemas");
   exp->add_option("--seed", opts.seed, "seed for random example inputs")->capture_default_str();
@@ -195,6 +198,8 @@ int main(int argc, char** argv) {
   ops->add_option("--opset", ops_opset, "only mappings usable at this opset");
   ops->add_flag("--json", json, "JSON array of {op, since_opset, pack, file}");
   ops->add_option("--plugin-dir", dirs, "extra directory of op packs");
+  std::string ops_pack;
+  ops->add_option("--pack", ops_pack, "only the mappings of this op pack (its id)");
   auto* plugins = app.add_subcommand("plugins", "list every op pack found, with its status");
   plugins->add_flag("--json", json, "JSON output");
   plugins->add_option("--plugin-dir", dirs, "extra directory of op packs");
@@ -215,7 +220,7 @@ int main(int argc, char** argv) {
       opts.training = onnxport::parse_training_mode(training);
       return run_export(model, output, opts, config, inputs, axes, opsets, input_names, output_names, *exp);
     }
-    if (*ops) return run_ops(dirs, ops_opset, json);
+    if (*ops) return run_ops(dirs, ops_opset, json, ops_pack);
     if (*plugins) return run_plugins(dirs, json);
     if (*inspect) {
       std::cout << onnxport::core::print_graph(onnxport::core::read_model_file(file));

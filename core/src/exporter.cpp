@@ -80,7 +80,7 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
   meta.producer_version = ONNXPORT_VERSION;
   meta.export_params = options.export_params;
   meta.keep_initializers_as_inputs = options.keep_initializers_as_inputs;
-  meta.provenance_doc_strings = options.verbose;
+  meta.provenance_doc_strings = options.provenance;
   t0 = std::chrono::steady_clock::now();
   core::write_model(model, meta, output_path);
   report.seconds_write = seconds_since(t0);

@@ -124,6 +124,7 @@ void load_config_file(const std::string& path, ExportOptions& o) {
       else if (key == "custom_opsets") o.custom_opsets = v.get<std::map<std::string, int>>();
       else if (key == "strict") o.strict = v.get<bool>();
       else if (key == "check") o.check = v.get<bool>();
+      else if (key == "provenance") o.provenance = v.get<bool>();
       else if (key == "seed") o.seed = v.get<uint64_t>();
       else if (key == "plugin_dirs") o.plugin_dirs = v.get<std::vector<std::string>>();
       else if (key == "inputs") {

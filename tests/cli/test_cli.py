@@ -220,6 +220,20 @@ class CliTest(unittest.TestCase):
         self.assertIn("aten::_convolution [nn] features.0", r.stdout)
         self.assertIn("float32[2,3,6,6]", r.stdout)
 
+    def test_provenance_doc_strings(self):
+        out = path("provenance.onnx")
+        run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", "--provenance")
+        conv = [n for n in onnx.load(out).graph.node if n.op_type == "Conv"][0]
+        self.assertIn("pack=nn op=aten::_convolution module=features.0", conv.doc_string)
+        run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6")
+        self.assertEqual([n.doc_string for n in onnx.load(out).graph.node if n.doc_string], [])
+
+    def test_ops_pack_filter(self):
+        rows = json.loads(run("ops", "--json", "--pack", "rnn").stdout)
+        self.assertTrue(rows)
+        self.assertEqual({r["pack"] for r in rows}, {"rnn"})
+        self.assertIn("aten::lstm", {r["op"] for r in rows})
+
     def test_config_file_and_flag_override(self):
         cfg = path("export.json")
         with open(cfg, "w") as fh:

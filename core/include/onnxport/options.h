@@ -38,6 +38,7 @@ struct ExportOptions {
   std::vector<std::string> plugin_dirs;
   bool strict = true;   // validate every g.op against ONNX's schema
   bool check = true;    // run the ONNX checker + shape inference on the written file
+  bool provenance = false;  // each node's doc_string: op pack, torch op, module path, source
   uint64_t seed = 0;    // random example inputs
 
   void validate() const;  // throws ConfigError
