@@ -43,30 +43,38 @@ Value* clip_11(Graph& g, Value* x, Value* lo, Value* hi) {
 
 using ClipFn = Value* (*)(Graph&, Value*, Value*, Value*);
 
+// Clip, Max and Min take integer tensors from opset 12: before that, clip in float.
+template <ClipFn clip>
+Value* clip_any(Graph& g, Value* x, Value* lo, Value* hi) {
+  const DType d = dtype_of(x);
+  if (!is_integral(d) || g.opset() >= 12) return clip(g, x, lo, hi);
+  return cast(g, clip(g, cast(g, x, DType::Float), lo, hi), d);
+}
+
 template <ClipFn clip>
 Value* clamp(Graph& g, const TorchNode&, const Args& a) {
-  return clip(g, a.tensor(0), a.optional_tensor(1), a.optional_tensor(2));
+  return clip_any<clip>(g, a.tensor(0), a.optional_tensor(1), a.optional_tensor(2));
 }
 
 template <ClipFn clip>
 Value* clamp_min(Graph& g, const TorchNode&, const Args& a) {
-  return clip(g, a.tensor(0), a.tensor(1), nullptr);
+  return clip_any<clip>(g, a.tensor(0), a.tensor(1), nullptr);
 }
 
 template <ClipFn clip>
 Value* clamp_max(Graph& g, const TorchNode&, const Args& a) {
-  return clip(g, a.tensor(0), nullptr, a.tensor(1));
+  return clip_any<clip>(g, a.tensor(0), nullptr, a.tensor(1));
 }
 
 template <ClipFn clip>
 Value* hardtanh(Graph& g, const TorchNode&, const Args& a) {
-  return clip(g, a.tensor(0), g.constant_float(static_cast<float>(number_or(a, 1, -1.0))),
-              g.constant_float(static_cast<float>(number_or(a, 2, 1.0))));
+  return clip_any<clip>(g, a.tensor(0), g.constant_float(static_cast<float>(number_or(a, 1, -1.0))),
+                        g.constant_float(static_cast<float>(number_or(a, 2, 1.0))));
 }
 
 template <ClipFn clip>
 Value* relu6(Graph& g, const TorchNode&, const Args& a) {
-  return clip(g, a.tensor(0), g.constant_float(0.0f), g.constant_float(6.0f));
+  return clip_any<clip>(g, a.tensor(0), g.constant_float(0.0f), g.constant_float(6.0f));
 }
 
 // The Clip-based ops, with min/max attributes at opset 9 and inputs from opset 11.
@@ -78,6 +86,16 @@ void add_clip_ops(Registrar& r, int since_opset) {
   add_with_inplace(r, "aten::clip", since_opset, clamp<clip>);
   add_with_inplace(r, "aten::clamp_min", since_opset, clamp_min<clip>);
   add_with_inplace(r, "aten::clamp_max", since_opset, clamp_max<clip>);
+}
+
+// Relu takes integers only from opset 14 (and ONNX Runtime has no int64 Relu kernel): integer
+// tensors use Max with 0 (integer Max from opset 12), or Relu in float before that.
+Value* relu(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  const DType d = dtype_of(x);
+  if (!is_integral(d)) return g.op("Relu", {x});
+  if (g.opset() >= 12) return g.op("Max", {x, scalar_like(g, 0, x)});
+  return cast(g, g.op("Relu", {cast(g, x, DType::Float)}), d);
 }
 
 Value* leaky_relu(Graph& g, const TorchNode&, const Args& a) {
@@ -159,7 +177,7 @@ Value* prelu(Graph& g, const TorchNode&, const Args& a) {
 }  // namespace
 
 void add_activations(Registrar& r) {
-  add_with_inplace(r, "aten::relu", 9, unary("Relu"));
+  add_with_inplace(r, "aten::relu", 9, relu);
   add_with_inplace(r, "aten::sigmoid", 9, unary_float("Sigmoid"));
   add_with_inplace(r, "aten::tanh", 9, unary_float("Tanh"));
   add_with_inplace(r, "aten::leaky_relu", 9, leaky_relu);

@@ -9,15 +9,15 @@ namespace {
 
 using namespace helpers;
 
-bool is_int_or_bool(DType d) { return is_integral(d) || d == DType::Bool; }
-
-// aten::add.Tensor/.Scalar, and aten::add.t (list concatenation) on TorchScript lists.
+// aten::add.Tensor/.Scalar, and aten::add.t (list concatenation) on TorchScript lists. An int
+// list may be a 1-d tensor (aten::size(x)): then the lists are concatenated with Concat.
 std::vector<Value*> add(Graph& g, const TorchNode& n, const Args& a) {
   if (a.at(0)->is_list() && a.at(1)->is_list()) {
     std::vector<Value*> items = a.list(0);
     for (Value* v : a.list(1)) items.push_back(v);
     return {g.list(items)};
   }
+  if (n.schema.rfind("aten::add.t(", 0) == 0) return {concat(g, {int_list(g, a.at(0)), int_list(g, a.at(1))}, 0)};
   static const Symbolic add_op = binary("Add");
   return add_op(g, n, a);
 }
@@ -28,15 +28,6 @@ Value* rsub(Graph& g, const TorchNode&, const Args& a) {
   const double alpha = a.is_none(2) ? 1.0 : a.f(2);
   Value* self = alpha == 1.0 ? xy[0] : g.op("Mul", {xy[0], scalar_like(g, alpha, xy[1])});
   return g.op("Sub", {xy[1], self});
-}
-
-// Floor division of integers: ONNX Div truncates toward zero; step down where the remainder
-// and the divisor have opposite signs.
-Value* floor_div_integral(Graph& g, Value* x, Value* y) {
-  Value* q = g.op("Div", {x, y});
-  Value* r = g.op("Sub", {x, g.op("Mul", {q, y})});
-  Value* needs_fix = g.op("Less", {g.op("Mul", {r, y}), scalar_like(g, 0, r)});
-  return g.op("Sub", {q, cast(g, needs_fix, dtype_of(x))});
 }
 
 Value* divide(Graph& g, Value* x, Value* y, const std::string& rounding_mode, const std::string& op) {
@@ -80,7 +71,13 @@ Value* fmod(Graph& g, const TorchNode&, const Args& a) {
   return g.op("Mod", promote(g, {a.tensor(0), a.tensor(1)}), {{"fmod_i", 1}});
 }
 
-Value* pow(Graph& g, const TorchNode&, const Args& a) { return g.op("Pow", promote(g, {a.tensor(0), a.tensor(1)})); }
+// Pow takes integer tensors from opset 12: before that, compute in float and cast back.
+Value* pow(Graph& g, const TorchNode&, const Args& a) {
+  std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
+  const DType d = result_type({a.tensor(0), a.tensor(1)});
+  if (!is_integral(d) || g.opset() >= 12) return g.op("Pow", xy);
+  return cast(g, g.op("Pow", {cast(g, xy[0], DType::Float), cast(g, xy[1], DType::Float)}), d);
+}
 
 Value* rsqrt(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
@@ -136,6 +133,7 @@ void add_arithmetic(Registrar& r) {
   add_with_inplace(r, "aten::divide", 9, div);
   add_with_inplace(r, "aten::true_divide", 9, div);
   add_with_inplace(r, "aten::floor_divide", 9, floor_divide);
+  r.add("aten::floordiv", 9, floor_divide);  // TorchScript int/float `//`
   add_with_inplace(r, "aten::remainder", 10, remainder);
   add_with_inplace(r, "aten::fmod", 10, fmod);
   add_with_inplace(r, "aten::pow", 9, pow);

@@ -23,9 +23,16 @@ Symbolic compare_equal_9(bool negate) {
   };
 }
 
+// Less/Greater(OrEqual) take no bool tensors: compare bools as 0/1 integers.
+std::vector<Value*> orderable(Graph& g, std::vector<Value*> xy) {
+  if (dtype_of(xy[0]) != DType::Bool) return xy;
+  return {cast(g, xy[0], DType::Int32), cast(g, xy[1], DType::Int32)};
+}
+
 Symbolic compare(const std::string& onnx_op, bool negate) {
   return [onnx_op, negate](Graph& g, const TorchNode&, const Args& a) {
-    Value* out = g.op(onnx_op, promote(g, {a.tensor(0), a.tensor(1)}));
+    std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
+    Value* out = g.op(onnx_op, onnx_op == "Equal" ? xy : orderable(g, xy));
     return std::vector<Value*>{negate ? g.op("Not", {out}) : out};
   };
 }
@@ -52,8 +59,8 @@ Symbolic bitwise(const std::string& onnx_op) {
   };
 }
 
-Value* logical_not(Graph& g, const TorchNode&, const Args& a) {
-  return g.op("Not", {cast(g, a.tensor(0), DType::Bool)});
+std::vector<Value*> logical_not(Graph& g, const TorchNode&, const Args& a) {
+  return {g.op("Not", {cast(g, a.tensor(0), DType::Bool)})};
 }
 
 Value* bitwise_not(Graph& g, const TorchNode& n, const Args& a) {
@@ -61,6 +68,18 @@ Value* bitwise_not(Graph& g, const TorchNode& n, const Args& a) {
   if (dtype_of(x) != DType::Bool)
     throw ArgumentError(n.kind + " is only exported for bool tensors (ONNX BitwiseNot needs opset 18)");
   return g.op("Not", {x});
+}
+
+// x.eq_(y), x.logical_and_(y): the result is written into x, so it keeps x's dtype.
+Symbolic into_self(Symbolic fn) {
+  return [fn](Graph& g, const TorchNode& n, const Args& a) {
+    return std::vector<Value*>{cast(g, fn(g, n, a).at(0), dtype_of(a.tensor(0)))};
+  };
+}
+
+void add_with_inplace_into_self(Registrar& r, const std::string& torch_op, int since_opset, Symbolic fn) {
+  r.add(torch_op, since_opset, fn);
+  r.add(torch_op + "_", since_opset, into_self(fn));
 }
 
 Value* where(Graph& g, const TorchNode& n, const Args& a) {
@@ -78,20 +97,20 @@ Value* masked_fill(Graph& g, const TorchNode&, const Args& a) {
 }  // namespace
 
 void add_compare(Registrar& r) {
-  add_with_inplace(r, "aten::eq", 9, compare_equal_9(false));
-  add_with_inplace(r, "aten::ne", 9, compare_equal_9(true));
-  add_with_inplace(r, "aten::eq", 11, compare("Equal", false));
-  add_with_inplace(r, "aten::ne", 11, compare("Equal", true));
-  add_with_inplace(r, "aten::lt", 9, compare("Less", false));
-  add_with_inplace(r, "aten::gt", 9, compare("Greater", false));
-  add_with_inplace(r, "aten::le", 9, compare("Greater", true));
-  add_with_inplace(r, "aten::ge", 9, compare("Less", true));
-  add_with_inplace(r, "aten::le", 12, compare("LessOrEqual", false));
-  add_with_inplace(r, "aten::ge", 12, compare("GreaterOrEqual", false));
-  add_with_inplace(r, "aten::logical_and", 9, logical("And"));
-  add_with_inplace(r, "aten::logical_or", 9, logical("Or"));
-  add_with_inplace(r, "aten::logical_xor", 9, logical("Xor"));
-  add_with_inplace(r, "aten::logical_not", 9, logical_not);
+  add_with_inplace_into_self(r, "aten::eq", 9, compare_equal_9(false));
+  add_with_inplace_into_self(r, "aten::ne", 9, compare_equal_9(true));
+  add_with_inplace_into_self(r, "aten::eq", 11, compare("Equal", false));
+  add_with_inplace_into_self(r, "aten::ne", 11, compare("Equal", true));
+  add_with_inplace_into_self(r, "aten::lt", 9, compare("Less", false));
+  add_with_inplace_into_self(r, "aten::gt", 9, compare("Greater", false));
+  add_with_inplace_into_self(r, "aten::le", 9, compare("Greater", true));
+  add_with_inplace_into_self(r, "aten::ge", 9, compare("Less", true));
+  add_with_inplace_into_self(r, "aten::le", 12, compare("LessOrEqual", false));
+  add_with_inplace_into_self(r, "aten::ge", 12, compare("GreaterOrEqual", false));
+  add_with_inplace_into_self(r, "aten::logical_and", 9, logical("And"));
+  add_with_inplace_into_self(r, "aten::logical_or", 9, logical("Or"));
+  add_with_inplace_into_self(r, "aten::logical_xor", 9, logical("Xor"));
+  add_with_inplace_into_self(r, "aten::logical_not", 9, logical_not);
   for (const auto& [name, onnx_op] : {std::pair{"and", "And"}, {"or", "Or"}, {"xor", "Xor"}}) {
     r.add(std::string("aten::__") + name + "__", 9, bitwise(onnx_op));
     r.add(std::string("aten::__i") + name + "__", 9, bitwise(onnx_op));

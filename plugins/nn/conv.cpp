@@ -112,10 +112,48 @@ Value* conv_transpose_nd(Graph& g, const TorchNode& n, const Args& a) {
   return convolution(g, n, x, w, a.optional_tensor(2), spec);
 }
 
+// conv_tbc(input (T, B, Cin), weight (k, Cin, Cout), bias (Cout), pad): a 1-d convolution over
+// time with time-major layout.
+Value* conv_tbc(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = transpose(g, a.tensor(0), {1, 2, 0});
+  Value* w = transpose(g, a.tensor(1), {2, 1, 0});
+  const int64_t pad = a.is_none(3) ? 0 : a.i(3);
+  Value* y = g.op("Conv", {x, w, a.tensor(2)}, {{"pads_i", {pad, pad}}});
+  return transpose(g, y, {2, 0, 1});
+}
+
+// im2col(self, kernel_size, dilation, padding, stride) -> (N, C * kh * kw, L): one strided Slice
+// per kernel offset (its end counted from the back, so sizes may be dynamic), stacked after C.
+Value* im2col(Graph& g, const TorchNode& n, const Args& a) {
+  const std::vector<int64_t> k = per_dim(a, 1, 2, 1), d = per_dim(a, 2, 2, 1), p = per_dim(a, 3, 2, 0),
+                             s = per_dim(a, 4, 2, 1);
+  return with_batch_dim(g, a.tensor(0), 2, [&](Value* x) {
+    if (x->rank() != std::optional<int64_t>(4))
+      throw ArgumentError(n.kind + " takes (N, C, H, W) or (C, H, W) input, got " + x->describe());
+    if (p[0] || p[1]) x = pad_constant(g, x, {0, 0, p[0], p[1], 0, 0, p[0], p[1]});
+    std::vector<Value*> patches;
+    for (int64_t i = 0; i < k[0]; ++i) {
+      for (int64_t j = 0; j < k[1]; ++j) {
+        const int64_t end_h = (k[0] - 1 - i) * d[0], end_w = (k[1] - 1 - j) * d[1];
+        Value* patch = slice(g, x, {2, 3}, {i * d[0], j * d[1]}, {end_h ? -end_h : INT64_MAX, end_w ? -end_w : INT64_MAX},
+                             {s[0], s[1]});
+        patches.push_back(unsqueeze(g, patch, {2}));
+      }
+    }
+    Value* stacked = reshape(g, concat(g, patches, 2), std::vector<int64_t>{0, 0, 0, -1});  // (N, C, K, L)
+    Value* shape = shape_of(g, stacked);
+    Value* target = concat(g, {slice(g, shape, {0}, {0}, {1}), g.constant_ints({-1}), slice(g, shape, {0}, {3}, {4})}, 0);
+    return reshape(g, stacked, target);
+  });
+}
+
 }  // namespace
 
 void add_conv(Registrar& r) {
   r.add("aten::_convolution", 9, underscore_convolution);
+  r.add("aten::convolution", 9, underscore_convolution);
+  r.add("aten::conv_tbc", 9, conv_tbc);
+  r.add("aten::im2col", 10, im2col);
   r.add("aten::_convolution_mode", 9, conv_nd);
   for (const char* op : {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) r.add(op, 9, conv_nd);
   for (const char* op : {"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"})

@@ -32,6 +32,15 @@ Value* special_dropout(Graph& g, const TorchNode& n, const Args& a) {
   return a.tensor(0);
 }
 
+// native_dropout(input, p, train) -> (output, mask). Dropout's optional mask output is all true
+// in inference mode; opset 12's training_mode input says which mode.
+std::vector<Value*> native_dropout(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  const bool train = g.training() && !a.is_none(2) && a.b(2);
+  Value* ratio = scalar_like(g, a.f(1), x);
+  return g.op("Dropout", {x, ratio, g.constant(Tensor::scalar_bool(train))}, {}, 2);
+}
+
 }  // namespace
 
 void add_dropout(Registrar& r) {
@@ -39,6 +48,7 @@ void add_dropout(Registrar& r) {
   add_with_inplace(r, "aten::dropout", 12, dropout_12);
   for (const char* op : {"aten::feature_dropout", "aten::alpha_dropout", "aten::feature_alpha_dropout"})
     add_with_inplace(r, op, 9, special_dropout);
+  r.add("aten::native_dropout", 12, native_dropout);
 }
 
 }  // namespace onnxport::nn

@@ -1,6 +1,6 @@
 #pragma once
 // The nn pack: convolutions, pooling, normalization, linear layers, embedding, pixel shuffle,
-// softmax and dropout.
+// softmax, dropout, resizing, padding and losses.
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,7 +16,10 @@ void add_linear(Registrar& r);         // linear, addmm, matmul, mm, bmm
 void add_embedding(Registrar& r);      // embedding
 void add_shuffle(Registrar& r);        // pixel_shuffle, pixel_unshuffle
 void add_softmax(Registrar& r);        // softmax, log_softmax
-void add_dropout(Registrar& r);        // dropout and its feature/alpha variants
+void add_dropout(Registrar& r);        // dropout and its feature/alpha variants, native_dropout
+void add_upsample(Registrar& r);       // upsample_*, __interpolate, grid_sampler
+void add_padding(Registrar& r);        // pad, constant_pad_nd, reflection/replication/circular pads
+void add_loss(Registrar& r);           // nll/cross-entropy/bce/kl_div/mse/l1/smooth_l1/huber losses
 
 // Shared by the files above (common.cpp).
 

@@ -100,19 +100,91 @@ Value* layer_norm_17(Graph& g, const TorchNode&, const Args& a) {
               {{"axis_i", -static_cast<int64_t>(shape.size())}, {"epsilon_f", a.f(4)}});
 }
 
-// Before opset 17: (x - mean) / sqrt(var + eps) * weight + bias over the trailing dims.
+struct Normalized {
+  Value *y, *mean, *rstd;  // mean and 1/sqrt(var + eps) keep the reduced dims
+};
+
+// (x - mean) / sqrt(var + eps) over `axes`, with the biased variance.
+Normalized normalize(Graph& g, Value* x, const std::vector<int64_t>& axes, double eps) {
+  Value* mean = reduce(g, "ReduceMean", x, axes, true);
+  Value* centered = g.op("Sub", {x, mean});
+  Value* var = reduce(g, "ReduceMean", g.op("Mul", {centered, centered}), axes, true);
+  Value* rstd = g.op("Reciprocal", {g.op("Sqrt", {g.op("Add", {var, scalar_like(g, eps, x)})})});
+  return {g.op("Mul", {centered, rstd}), mean, rstd};
+}
+
+std::vector<int64_t> trailing_axes(int64_t k) {
+  std::vector<int64_t> axes;
+  for (int64_t i = -k; i < 0; ++i) axes.push_back(i);
+  return axes;
+}
+
+Value* affine(Graph& g, Value* y, Value* w, Value* b) {
+  if (w) y = g.op("Mul", {y, w});
+  if (b) y = g.op("Add", {y, b});
+  return y;
+}
+
+// y * w + b with per-channel (dim 1) w and b broadcast over the trailing dims of a rank-`rank` y.
+Value* channel_affine(Graph& g, Value* y, Value* w, Value* b, int64_t rank) {
+  std::vector<int64_t> trailing;
+  for (int64_t d = 1; d < rank - 1; ++d) trailing.push_back(d);
+  if (w) y = g.op("Mul", {y, trailing.empty() ? w : unsqueeze(g, w, trailing)});
+  if (b) y = g.op("Add", {y, trailing.empty() ? b : unsqueeze(g, b, trailing)});
+  return y;
+}
+
+// Before opset 17: normalize over the trailing dims, then weight and bias.
 Value* layer_norm_9(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
   const auto k = static_cast<int64_t>(a.is(1).size());
+  return affine(g, normalize(g, x, trailing_axes(k), a.f(4)).y, a.optional_tensor(2), a.optional_tensor(3));
+}
+
+// native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd)
+std::vector<Value*> native_layer_norm_9(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  const auto k = static_cast<int64_t>(a.is(1).size());
+  Normalized r = normalize(g, x, trailing_axes(k), a.f(4));
+  return {affine(g, r.y, a.optional_tensor(2), a.optional_tensor(3)), r.mean, r.rstd};
+}
+
+// Opset 17: LayerNormalization's optional Mean and InvStdDev outputs have the same shapes.
+std::vector<Value*> native_layer_norm_17(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  const std::vector<int64_t> shape = a.is(1);
+  Value* w = a.optional_tensor(2);
+  if (!w) w = g.constant(full_tensor(float_dtype(x), shape, 1.0));
+  std::vector<Value*> in{x, w};
+  if (Value* b = a.optional_tensor(3)) in.push_back(b);
+  return g.op("LayerNormalization", in, {{"axis_i", -static_cast<int64_t>(shape.size())}, {"epsilon_f", a.f(4)}}, 3);
+}
+
+// native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (out, mean, rstd), the
+// statistics shaped (N, group).
+std::vector<Value*> native_group_norm(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t groups = a.i(6);
+  const int64_t rank = rank_of(x, n.kind);
+  Value* grouped = reshape(g, x, std::vector<int64_t>{0, groups, -1});
+  Normalized r = normalize(g, grouped, {2}, a.f(7));
+  auto shape = static_shape(x);
+  Value* y = shape ? reshape(g, r.y, *shape) : reshape(g, r.y, shape_of(g, x));
+  y = channel_affine(g, y, a.optional_tensor(1), a.optional_tensor(2), rank);
+  return {y, squeeze(g, r.mean, {2}), squeeze(g, r.rstd, {2})};
+}
+
+// _weight_norm(v, g, dim=0): g * v / ||v||, the norm over every dim but `dim` (all for -1).
+Value* weight_norm(Graph& g, const TorchNode& n, const Args& a) {
+  Value* v = a.tensor(0);
+  Value* scale = a.tensor(1);
+  const int64_t dim = a.is_none(2) ? 0 : a.i(2);
+  const int64_t rank = rank_of(v, n.kind);
   std::vector<int64_t> axes;
-  for (int64_t i = -k; i < 0; ++i) axes.push_back(i);
-  Value* centered = g.op("Sub", {x, reduce(g, "ReduceMean", x, axes, true)});
-  Value* var = reduce(g, "ReduceMean", g.op("Mul", {centered, centered}), axes, true);
-  Value* stddev = g.op("Sqrt", {g.op("Add", {var, scalar_like(g, a.f(4), x)})});
-  Value* y = g.op("Div", {centered, stddev});
-  if (Value* w = a.optional_tensor(2)) y = g.op("Mul", {y, w});
-  if (Value* b = a.optional_tensor(3)) y = g.op("Add", {y, b});
-  return y;
+  for (int64_t d = 0; d < rank; ++d)
+    if (dim == -1 || d != normalize_dim(dim, rank)) axes.push_back(d);
+  Value* norm = g.op("Sqrt", {reduce(g, "ReduceSum", g.op("Mul", {v, v}), axes, true)});
+  return g.op("Mul", {v, g.op("Div", {scale, norm})});
 }
 
 // group_norm(input, num_groups, weight, bias, eps, cudnn_enabled): InstanceNormalization over
@@ -129,11 +201,32 @@ Value* group_norm(Graph& g, const TorchNode& n, const Args& a) {
                        {{"epsilon_f", a.f(4)}});
   auto shape = static_shape(x);
   Value* y = shape ? reshape(g, normed, *shape) : reshape(g, normed, shape_of(g, x));
-  std::vector<int64_t> trailing;
-  for (int64_t d = 1; d < rank - 1; ++d) trailing.push_back(d);
-  if (Value* w = a.optional_tensor(2)) y = g.op("Mul", {y, trailing.empty() ? w : unsqueeze(g, w, trailing)});
-  if (Value* b = a.optional_tensor(3)) y = g.op("Add", {y, trailing.empty() ? b : unsqueeze(g, b, trailing)});
-  return y;
+  return channel_affine(g, y, a.optional_tensor(2), a.optional_tensor(3), rank);
+}
+
+// native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+// -> (out, save_mean, save_invstd). With batch statistics the saved ones are the per-channel
+// mean and 1/sqrt(biased var + eps); with running statistics PyTorch returns empty tensors.
+std::vector<Value*> native_batch_norm(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  Value *w = a.optional_tensor(1), *b = a.optional_tensor(2);
+  Value *mean = a.optional_tensor(3), *var = a.optional_tensor(4);
+  const double eps = a.f(7);
+  const DType dtype = float_dtype(x);
+  const int64_t rank = rank_of(x, n.kind);
+  if (!a.b(5) && mean && var) {
+    const int64_t channels = (w && b) ? -1 : channel_count(n, x, {w, b, mean, var});
+    w = param_or(g, w, channels, dtype, 1.0);
+    b = param_or(g, b, channels, dtype, 0.0);
+    Value* y = g.op("BatchNormalization", {x, w, b, mean, var}, {{"epsilon_f", eps}});
+    Value* empty = g.constant(full_tensor(dtype, {0}, 0.0));
+    return {y, empty, empty};
+  }
+  std::vector<int64_t> axes{0};
+  for (int64_t d = 2; d < rank; ++d) axes.push_back(d);
+  Normalized r = normalize(g, x, axes, eps);
+  Value* y = channel_affine(g, r.y, w, b, rank);
+  return {y, reshape(g, r.mean, std::vector<int64_t>{-1}), reshape(g, r.rstd, std::vector<int64_t>{-1})};
 }
 
 }  // namespace
@@ -144,6 +237,11 @@ void add_normalization(Registrar& r) {
   r.add("aten::layer_norm", 9, layer_norm_9);
   r.add("aten::layer_norm", 17, layer_norm_17);
   r.add("aten::group_norm", 9, group_norm);
+  r.add("aten::native_layer_norm", 9, native_layer_norm_9);
+  r.add("aten::native_layer_norm", 17, native_layer_norm_17);
+  r.add("aten::native_group_norm", 9, native_group_norm);
+  r.add("aten::_weight_norm", 9, weight_norm);
+  r.add("aten::native_batch_norm", 9, native_batch_norm);
 }
 
 }  // namespace onnxport::nn

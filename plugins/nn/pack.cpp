@@ -10,4 +10,7 @@ ONNXPORT_OP_PACK(nn, "1.0.0") {
   onnxport::nn::add_shuffle(r);
   onnxport::nn::add_softmax(r);
   onnxport::nn::add_dropout(r);
+  onnxport::nn::add_upsample(r);
+  onnxport::nn::add_padding(r);
+  onnxport::nn::add_loss(r);
 }

@@ -66,9 +66,21 @@ Attrs pool_attrs(Graph& g, const TorchNode& n, const PoolSpec& p, const PoolPads
           {"ceil_mode_i", pads.onnx_ceil_mode ? 1 : 0}};
 }
 
-// max_pool{1,2,3}d(self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)
-Symbolic max_pool(size_t nd) {
-  return [nd](Graph& g, const TorchNode& n, const Args& a) {
+// PyTorch's max-pool indices count within each (n, c) plane; ONNX MaxPool's run over the whole
+// tensor. A 1x1 MaxPool of the input gives every element's flat index: its first element per
+// plane is the offset to subtract.
+Value* plane_indices(Graph& g, Value* x, Value* flat_indices, size_t nd) {
+  const std::vector<int64_t> ones(nd, 1);
+  Value* all = g.op("MaxPool", {x}, {{"kernel_shape_i", ones}, {"strides_i", ones}}, 2)[1];
+  std::vector<int64_t> axes, starts(nd, 0);
+  for (size_t i = 0; i < nd; ++i) axes.push_back(static_cast<int64_t>(i) + 2);
+  Value* offsets = slice(g, all, axes, starts, ones);
+  return g.op("Sub", {flat_indices, offsets});
+}
+
+// max_pool{1,2,3}d[_with_indices](self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)
+Symbolic max_pool(size_t nd, bool with_indices) {
+  return [nd, with_indices](Graph& g, const TorchNode& n, const Args& a) {
     PoolSpec p;
     p.kernel = per_dim(a, 1, nd, 1);
     p.stride = a.is_none(2) || a.is(2).empty() ? p.kernel : per_dim(a, 2, nd, 1);
@@ -78,11 +90,16 @@ Symbolic max_pool(size_t nd) {
     if (!all_equal(p.dilation, 1) && g.opset() < 10)
       throw ArgumentError(n.kind + " with dilation needs opset 10 or later (target is opset " + std::to_string(g.opset()) + ")");
     Value* x = a.tensor(0);
-    return std::vector<Value*>{with_batch_dim(g, x, nd, [&](Value* in) {
-      Attrs attrs = pool_attrs(g, n, p, pool_pads(in, p));
-      if (!all_equal(p.dilation, 1)) attrs.emplace_back("dilations_i", p.dilation);
-      return g.op("MaxPool", {in}, attrs);
-    })};
+    const auto rank = x->rank();
+    const bool unbatched = rank && *rank == static_cast<int64_t>(nd) + 1;
+    Value* in = unbatched ? unsqueeze(g, x, {0}) : x;
+    Attrs attrs = pool_attrs(g, n, p, pool_pads(in, p));
+    if (!all_equal(p.dilation, 1)) attrs.emplace_back("dilations_i", p.dilation);
+    std::vector<Value*> out = g.op("MaxPool", {in}, attrs, with_indices ? 2 : 1);
+    if (with_indices) out[1] = plane_indices(g, in, out[1], nd);
+    if (unbatched)
+      for (Value*& v : out) v = squeeze(g, v, {0});
+    return out;
   };
 }
 
@@ -146,28 +163,56 @@ std::vector<int64_t> output_size(const Value* x, const Args& a, size_t nd) {
 
 // Adaptive pools: output 1 everywhere is a global pool; otherwise, with static input sizes
 // divisible by the output sizes, a plain pool with kernel = stride = input / output.
+// The kernel per spatial dim, or empty for a global pool.
+std::vector<int64_t> adaptive_kernel(const TorchNode& n, Value* in, const std::vector<int64_t>& out, size_t nd) {
+  if (all_equal(out, 1)) return {};
+  std::vector<int64_t> kernel;
+  for (size_t i = 0; i < nd; ++i) {
+    auto size = static_dim(in, static_cast<int64_t>(i) - static_cast<int64_t>(nd));
+    if (!size)
+      throw ArgumentError(n.kind + ": output size other than 1 needs static input spatial sizes, got " + in->describe() +
+                          " (ONNX has no adaptive pooling; declare those dims static)");
+    if (out[i] <= 0 || *size % out[i] != 0)
+      throw ArgumentError(n.kind + ": input size " + std::to_string(*size) + " of spatial dim " + std::to_string(i) +
+                          " is not a multiple of output size " + std::to_string(out[i]) +
+                          "; ONNX has no adaptive pooling with uneven windows");
+    kernel.push_back(*size / out[i]);
+  }
+  return kernel;
+}
+
 Value* adaptive_pool(Graph& g, const TorchNode& n, const Args& a, size_t nd, bool is_max) {
   Value* x = a.tensor(0);
   const std::vector<int64_t> out = output_size(x, a, nd);
   return with_batch_dim(g, x, nd, [&](Value* in) {
-    if (all_equal(out, 1)) return g.op(is_max ? "GlobalMaxPool" : "GlobalAveragePool", {in});
-    std::vector<int64_t> kernel;
-    for (size_t i = 0; i < nd; ++i) {
-      auto size = static_dim(in, static_cast<int64_t>(i) - static_cast<int64_t>(nd));
-      if (!size)
-        throw ArgumentError(n.kind + ": output size other than 1 needs static input spatial sizes, got " + in->describe() +
-                            " (ONNX has no adaptive pooling; declare those dims static)");
-      if (out[i] <= 0 || *size % out[i] != 0)
-        throw ArgumentError(n.kind + ": input size " + std::to_string(*size) + " of spatial dim " + std::to_string(i) +
-                            " is not a multiple of output size " + std::to_string(out[i]) +
-                            "; ONNX has no adaptive pooling with uneven windows");
-      kernel.push_back(*size / out[i]);
-    }
+    const std::vector<int64_t> kernel = adaptive_kernel(n, in, out, nd);
+    if (kernel.empty()) return g.op(is_max ? "GlobalMaxPool" : "GlobalAveragePool", {in});
     if (all_equal(kernel, 1)) return in;  // output size == input size
     const std::vector<int64_t> pads(2 * nd, 0);
     return g.op(is_max ? "MaxPool" : "AveragePool", {in},
                 {{"kernel_shape_i", kernel}, {"strides_i", kernel}, {"pads_i", pads}});
   });
+}
+
+// Values and PyTorch-style (per-plane) indices of an adaptive max pool on batched input.
+std::vector<Value*> adaptive_max_with_indices(Graph& g, const TorchNode& n, Value* in, const std::vector<int64_t>& out,
+                                              size_t nd) {
+  const std::vector<int64_t> kernel = adaptive_kernel(n, in, out, nd);
+  if (kernel.empty()) {
+    // Global: ArgMax over the flattened plane is already the per-plane index.
+    std::vector<int64_t> spatial;
+    for (size_t i = 0; i < nd; ++i) spatial.push_back(static_cast<int64_t>(i) + 2);
+    Value* flat = reshape(g, in, std::vector<int64_t>{0, 0, -1});
+    Value* index = g.op("ArgMax", {flat}, {{"axis_i", 2}, {"keepdims_i", 1}});
+    std::vector<int64_t> extra(spatial.begin() + 1, spatial.end());
+    if (!extra.empty()) index = unsqueeze(g, index, extra);
+    return {g.op("GlobalMaxPool", {in}), index};
+  }
+  const std::vector<int64_t> pads(2 * nd, 0);
+  std::vector<Value*> r =
+      g.op("MaxPool", {in}, {{"kernel_shape_i", kernel}, {"strides_i", kernel}, {"pads_i", pads}}, 2);
+  r[1] = plane_indices(g, in, r[1], nd);
+  return r;
 }
 
 Symbolic adaptive_avg_pool(size_t nd) {
@@ -176,12 +221,53 @@ Symbolic adaptive_avg_pool(size_t nd) {
   };
 }
 
-// adaptive_max_pool returns (values, indices); ONNX pools give no PyTorch-style indices.
+// adaptive_max_pool{1,2,3}d(self, output_size) -> (values, indices)
 Symbolic adaptive_max_pool(size_t nd) {
   return [nd](Graph& g, const TorchNode& n, const Args& a) {
-    std::vector<Value*> out{adaptive_pool(g, n, a, nd, true)};
-    if (n.num_outputs() > 1) out.push_back(g.none());
-    return out;
+    if (n.num_outputs() < 2) return std::vector<Value*>{adaptive_pool(g, n, a, nd, true)};
+    Value* x = a.tensor(0);
+    const std::vector<int64_t> out = output_size(x, a, nd);
+    const auto rank = x->rank();
+    const bool unbatched = rank && *rank == static_cast<int64_t>(nd) + 1;
+    std::vector<Value*> r = adaptive_max_with_indices(g, n, unbatched ? unsqueeze(g, x, {0}) : x, out, nd);
+    if (unbatched)
+      for (Value*& v : r) v = squeeze(g, v, {0});
+    return r;
+  };
+}
+
+// max_unpool2d(self, indices, output_size) / max_unpool3d(self, indices, output_size, stride,
+// padding): scatter the values into zeros of (N, C, prod(output_size)) at their per-plane indices.
+// output_size may be computed from sizes at run time (F.max_unpool*d without output_size).
+Symbolic max_unpool(size_t nd) {
+  return [nd](Graph& g, const TorchNode&, const Args& a) {
+    Value* x = a.tensor(0);
+    Value* idx = a.tensor(1);
+    const auto rank = x->rank();
+    const bool unbatched = rank && *rank == static_cast<int64_t>(nd) + 1;
+    if (unbatched) {
+      x = unsqueeze(g, x, {0});
+      idx = unsqueeze(g, idx, {0});
+    }
+    Value* leading = slice(g, shape_of(g, x), {0}, {0}, {2});
+    Value *plane, *out;
+    if (auto c = a.at(2)->maybe_ints()) {
+      if (c->size() != nd) a.fail(2, std::to_string(nd) + " output sizes");
+      int64_t p = 1;
+      for (int64_t o : *c) p *= o;
+      plane = g.constant_ints({p});
+      out = g.constant_ints(*c);
+    } else {
+      out = int_list(g, a.at(2));
+      plane = reduce(g, "ReduceProd", out, {0}, true);
+    }
+    Value* zeros = g.op("Expand", {scalar_like(g, 0.0, x), concat(g, {leading, plane}, 0)});
+    Value* flat_x = reshape(g, x, std::vector<int64_t>{0, 0, -1});
+    Value* flat_i = reshape(g, cast(g, idx, DType::Int64), std::vector<int64_t>{0, 0, -1});
+    const std::string scatter = g.opset() >= 11 ? "ScatterElements" : "Scatter";
+    Value* y = g.op(scatter, {zeros, flat_i, flat_x}, {{"axis_i", 2}});
+    y = reshape(g, y, concat(g, {leading, out}, 0));
+    return std::vector<Value*>{unbatched ? squeeze(g, y, {0}) : y};
   };
 }
 
@@ -191,10 +277,12 @@ void add_pooling(Registrar& r) {
   const char* dims[] = {"1d", "2d", "3d"};
   for (size_t nd = 1; nd <= 3; ++nd) {
     const std::string suffix = dims[nd - 1];
-    r.add("aten::max_pool" + suffix, 9, max_pool(nd));
+    r.add("aten::max_pool" + suffix, 9, max_pool(nd, false));
+    r.add("aten::max_pool" + suffix + "_with_indices", 9, max_pool(nd, true));
     r.add("aten::avg_pool" + suffix, 9, avg_pool(nd));
     r.add("aten::adaptive_avg_pool" + suffix, 9, adaptive_avg_pool(nd));
     r.add("aten::adaptive_max_pool" + suffix, 9, adaptive_max_pool(nd));
+    if (nd >= 2) r.add("aten::max_unpool" + suffix, 9, max_unpool(nd));
   }
 }
 

@@ -48,11 +48,30 @@ Value* pixel_unshuffle(Graph& g, const TorchNode& n, const Args& a) {
   });
 }
 
+// channel_shuffle(self, groups): (N, g, C/g, *) -> swap the two channel factors -> (N, C, *).
+Value* channel_shuffle(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t groups = a.i(1);
+  const int64_t rank = rank_of(x, n.kind);
+  auto c = static_dim(x, 1);
+  if (!c) throw ArgumentError(n.kind + " needs a static channel count (dim 1), got " + x->describe());
+  if (groups <= 0 || *c % groups != 0)
+    a.fail(1, "a group count dividing the " + std::to_string(*c) + " channels");
+  Value* split = reshape(g, x, std::vector<int64_t>{0, groups, *c / groups, -1});
+  Value* swapped = transpose(g, split, {0, 2, 1, 3});
+  auto shape = static_shape(x);
+  if (shape) return reshape(g, swapped, *shape);
+  if (rank < 3) return reshape(g, swapped, std::vector<int64_t>{0, -1});
+  return reshape(g, swapped, shape_of(g, x));
+}
+
 }  // namespace
 
 void add_shuffle(Registrar& r) {
   r.add("aten::pixel_shuffle", 9, pixel_shuffle);
   r.add("aten::pixel_unshuffle", 9, pixel_unshuffle);
+  r.add("aten::channel_shuffle", 9, channel_shuffle);
+  r.add("aten::native_channel_shuffle", 9, channel_shuffle);
 }
 
 }  // namespace onnxport::nn

@@ -81,7 +81,11 @@ Value* narrow(Graph& g, const TorchNode&, const Args& a) {
   const int64_t dim = axis_of(x, a.i(1));
   auto start = a.at(2)->maybe_int();
   auto length = a.at(3)->maybe_int();
-  if (start && length) return slice(g, x, {dim}, {*start}, {*start + *length});
+  if (start && length) {
+    // A negative start counts from the end; a window reaching the end has end 0, i.e. "to the end".
+    const int64_t end = *start < 0 && *start + *length == 0 ? kEnd : *start + *length;
+    return slice(g, x, {dim}, {*start}, {end});
+  }
   Value* s = int_list(g, a.at(2));
   Value* e = g.op("Add", {s, int_list(g, a.at(3))});
   return slice(g, x, s, e, g.constant_ints({dim}), nullptr);

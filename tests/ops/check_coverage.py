@@ -24,16 +24,25 @@ sys.path.insert(0, HERE)
 import op_cases  # noqa: E402
 
 
-def registered(onnxport, plugin_dirs):
-    """op -> {since_opset: pack} from the CLI's registry listing."""
-    cmd = [onnxport, "ops", "--json"]
+def cli_json(onnxport, command, plugin_dirs):
+    cmd = [onnxport, command, "--json"]
     for d in plugin_dirs:
         cmd += ["--plugin-dir", d]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
+def registered(onnxport, plugin_dirs):
+    """op -> {since_opset: pack} from the CLI's registry listing."""
     table = collections.defaultdict(dict)
-    for e in json.loads(out):
+    for e in cli_json(onnxport, "ops", plugin_dirs):
         table[e["op"]][e["since_opset"]] = e["pack"]
     return table
+
+
+def broken_packs(onnxport, plugin_dirs):
+    """'file: error' for every op pack that did not load (its ops would look unregistered)."""
+    return [f"{p['file']}: {p['error']}" for p in cli_json(onnxport, "plugins", plugin_dirs)
+            if p["status"] != "loaded"]
 
 
 def tested_opsets():
@@ -62,7 +71,8 @@ def main():
 
     registry = registered(options.onnxport, options.plugin_dir)
     opsets, rows = tested_opsets()
-    problems = []
+    problems = [f"op pack {p} (fix the pack first: its ops count as unregistered)"
+                for p in broken_packs(options.onnxport, options.plugin_dir)]
     for op in sorted(registry):
         sinces = registry[op]
         packs = "/".join(sorted(set(sinces.values())))

@@ -8,11 +8,14 @@
 // case passes only if each op it declares went through its registered symbolic at that opset
 // (so the coverage the table claims is real). Opsets the table marks as expected failures must
 // fail with the declared text. One line per failed export; exit status 1 if any failed.
+// Models are .pt files (Exporter::export_file, or export_function for rows marked
+// via="function") or TorchScript IR text (.ir: built into a module here, export_module).
 #include <torch/csrc/jit/ir/irparser.h>
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,6 +27,7 @@
 
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
+#include "onnxport/registry/loader.h"
 #include "onnxport/registry/registry.h"
 
 namespace fs = std::filesystem;
@@ -89,7 +93,7 @@ std::vector<Case> read_cases(const fs::path& index_file) {
     x.id = c.at("id");
     x.mode = c.at("mode");
     x.via = c.value("via", "file");
-    x.manifest = index_file.parent_path() / c.at("manifest").get<std::string>();
+    x.manifest = fs::absolute(index_file).parent_path() / c.at("manifest").get<std::string>();
     x.ops = c.at("ops").get<std::vector<std::string>>();
     x.opsets = c.at("opsets").get<std::vector<int>>();
     for (const auto& [opset, text] : c.at("expect_fail").items()) x.expect_fail[std::stoi(opset)] = text;
@@ -144,6 +148,19 @@ std::vector<onnxport::InputSpec> input_specs(const fs::path& manifest_file, cons
   return specs;
 }
 
+// Hook for custom-op rows: torch::jit::load only accepts a model with torchvision:: ops once
+// torchvision's kernel library is loaded (as `onnxport export --load-op-library` does). Loaded
+// when some case declares such an op; ONNXPORT_TORCHVISION_LIBRARY overrides Debian's path.
+void load_torchvision_if_needed(const std::vector<Case>& cases) {
+  for (const Case& c : cases)
+    for (const auto& op : c.ops)
+      if (op.rfind("torchvision::", 0) == 0) {
+        const char* path = std::getenv("ONNXPORT_TORCHVISION_LIBRARY");
+        onnxport::load_op_library(path ? path : "/usr/lib/python3/dist-packages/torchvision/_C.cpython-311-x86_64-linux-gnu.so");
+        return;
+      }
+}
+
 std::string one_line(std::string text) {
   for (size_t pos = 0; (pos = text.find('\n', pos)) != std::string::npos;) text.replace(pos, 1, " | ");
   return text;
@@ -163,8 +180,19 @@ struct Tally {
 
 class CaseExporter {
  public:
-  explicit CaseExporter(const fs::path& out_dir) : out_dir_(out_dir) {
+  explicit CaseExporter(const fs::path& out_dir) : out_dir_(fs::absolute(out_dir)) {
     record_conversions(exporter_.registry(), converted_);
+  }
+
+  // Prints every op pack that failed to load (its ops then fail every case): the real cause.
+  int report_broken_packs() const {
+    int broken = 0;
+    for (const auto& pack : exporter_.loader().packs()) {
+      if (pack.state == onnxport::PackStatus::State::Loaded) continue;
+      std::cout << "FAIL op pack " << pack.file << " did not load: " << one_line(pack.error) << "\n";
+      ++broken;
+    }
+    return broken;
   }
 
   // Exports one case at one opset; returns the ort_compare entry on success (null otherwise).
@@ -254,8 +282,10 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   try {
     std::vector<Case> cases = read_cases(o.index);
+    load_torchvision_if_needed(cases);
     fs::create_directories(o.out_dir);
     CaseExporter exporter(o.out_dir);
+    const int broken_packs = exporter.report_broken_packs();
     Tally tally;
     json ort_cases = json::array();
     size_t selected = 0;
@@ -280,7 +310,7 @@ int main(int argc, char** argv) {
               << selected << " cases: " << tally.exported << " exported, " << tally.expected_failures
               << " failed as declared, " << tally.failed << " FAILED; " << total << " s (" << tally.seconds
               << " s in exports); wrote " << cases_file.string() << "\n";
-    return tally.failed == 0 ? 0 : 1;
+    return tally.failed == 0 && broken_packs == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "onnxport_export_cases: " << one_line(e.what()) << "\n";
     return 1;

@@ -29,7 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import op_cases  # noqa: E402
 
-SCRIPTS = [os.path.abspath(__file__), os.path.join(HERE, "op_cases.py")]
+SCRIPTS = [os.path.abspath(__file__), os.path.join(HERE, "op_cases.py")] + sorted(
+    os.path.join(HERE, f) for f in os.listdir(HERE) if f.startswith("cases_") and f.endswith(".py"))
 
 
 class CaseError(Exception):

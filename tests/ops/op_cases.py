@@ -28,7 +28,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
-from typing import List
 
 OPSETS = (9, 11, 13, 14, 16, 17)
 DEFAULT_RTOL = 1e-3
@@ -157,7 +156,10 @@ SCRIPT_WRAPPERS = {1: Script1, 2: Script2, 3: Script3}
 # ---------------------------------------------------------------- the table
 
 class Case:
-    def __init__(self, id, ops, inputs, fn, module, mode, ir, opsets, fails, rtol, atol, training, via, dynamic):
+    """One row of the table (built by `case`, which documents the fields)."""
+
+    def __init__(self, id, ops, inputs, *, fn, module, mode, ir, opsets, fails, rtol, atol, training, via,
+                 dynamic):
         self.id = id
         self.ops = tuple(op if "::" in op else "aten::" + op for op in ops)
         self.inputs = tuple(inputs)
@@ -200,8 +202,8 @@ def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=
         raise ValueError(f"case {id}: via is 'file' or 'function' (not for IR rows)")
     mode = "ir" if ir is not None else "script" if script else "trace"
     chosen = opsets if opsets is not None else [o for o in OPSETS if o >= since]
-    CASES.append(Case(id, ops, inputs, fn, module, mode, ir, chosen, fails or {}, rtol, atol, training, via,
-                      dynamic or {}))
+    CASES.append(Case(id, ops, inputs, fn=fn, module=module, mode=mode, ir=ir, opsets=chosen, fails=fails or {},
+                      rtol=rtol, atol=atol, training=training, via=via, dynamic=dynamic or {}))
 
 
 def unary(name, fn, inputs, inplace=None, **kw):
@@ -222,8 +224,6 @@ UNREACHABLE = {
     "aten::softsign": "torch 1.13 has no aten::softsign operator (F.softsign is traced as abs/add/div), so "
                       "no runnable graph contains it",
 }
-
-S = 0.5  # a common small scale
 
 # ---- prim: scalars, lists, shapes, dtype changes
 
@@ -331,6 +331,7 @@ case("add_int32", ["add"], [ints(2, 3, dtype=torch.int32), ints(3, dtype=torch.i
 case("add_0d", ["add"], [f32(2, 3), f32()], lambda x, s: x + s)
 case("add_int_0d_float", ["add"], [ints(2, 3), f32()], lambda i, s: i + s)
 case("add_0d_0d", ["add"], [f32(), f32()], lambda a, b: a + b)
+case("add_int_alpha", ["add"], [ints(2, 3), ints(2, 3)], lambda i, j: torch.add(i, j, alpha=2))
 case("add_", ["add_"], [f32(2, 3), f32(3)], lambda x, y: (x * 1).add_(y, alpha=2))
 case("sub", ["sub"], [f32(2, 3), f32(2, 3)], lambda x, y: x - y)
 case("sub_alpha", ["sub"], [f32(2, 3), f32(1, 3)], lambda x, y: torch.sub(x, y, alpha=0.5))
@@ -343,6 +344,7 @@ case("mul", ["mul"], [f32(2, 3, 4), f32(4)], lambda x, y: x * y)
 case("mul_scalar", ["mul"], [f32(2, 3)], lambda x: x * 1.5)
 case("mul_int", ["mul"], [ints(2, 3), ints(2, 3)], lambda i, j: i * j * 2)
 case("mul_bool", ["mul"], [bools(2, 3), f32(2, 3)], lambda m, x: m * x)
+case("mul_int_float_scalar", ["mul"], [ints(2, 3)], lambda i: i * 1.5)
 case("mul_", ["mul_"], [f32(2, 3), f32(2, 3)], lambda x, y: (x * 1).mul_(y))
 case("div", ["div"], [f32(2, 3), nonzero(2, 3)], lambda x, y: x / y)
 case("div_scalar", ["div"], [f32(2, 3)], lambda x: x / 4)
@@ -363,12 +365,14 @@ case("floor_divide", ["floor_divide"], [f32(2, 3, low=-6, high=6), nonzero(2, 3)
 case("floor_divide_int", ["floor_divide"], [ints(3, 4, low=-9, high=9), nonzero_ints(3, 4)],
      lambda i, j: i // j)
 case("floor_divide_scalar", ["floor_divide"], [ints(3, 4, low=-9, high=9)], lambda i: i // 4)
+case("floor_divide_float_scalar", ["floor_divide"], [f32(3, 4, low=-6, high=6)], lambda x: x // 2.5)
 case("floor_divide_", ["floor_divide_"], [f32(2, 3, low=-6, high=6), nonzero(2, 3)],
      lambda x, y: (x * 1).floor_divide_(y))
 case("remainder", ["remainder"], [f32(3, 4, low=-6, high=6), nonzero(3, 4)], lambda x, y: x % y, since=10)
 case("remainder_int", ["remainder"], [ints(3, 4, low=-9, high=9), nonzero_ints(3, 4)],
      lambda i, j: torch.remainder(i, j), since=10)
 case("remainder_scalar", ["remainder"], [f32(3, 4, low=-6, high=6)], lambda x: x % 1.5, since=10)
+case("remainder_int_scalar", ["remainder"], [ints(3, 4, low=-9, high=9)], lambda i: (i % 4, i % -3), since=10)
 case("remainder_", ["remainder_"], [f32(3, 4, low=-6, high=6), nonzero(3, 4)],
      lambda x, y: (x * 1).remainder_(y), since=10)
 case("remainder_opset9", ["remainder"], [f32(3, 4), nonzero(3, 4)], lambda x, y: x % y,
@@ -522,6 +526,7 @@ case("masked_fill", ["masked_fill"], [f32(3, 4), bools(3, 4)], lambda x, m: x.ma
 case("masked_fill_broadcast", ["masked_fill"], [f32(2, 3, 4), bools(4)], lambda x, m: x.masked_fill(m, -1.0))
 case("masked_fill_tensor_value", ["masked_fill"], [f32(3, 4)], lambda x: x.masked_fill(x > 0, x[0, 0]))
 case("masked_fill_int", ["masked_fill"], [ints(3, 4), bools(3, 4)], lambda i, m: i.masked_fill(m, 7))
+case("masked_fill_int_float_value", ["masked_fill"], [ints(3, 4), bools(3, 4)], lambda i, m: i.masked_fill(m, 2.7))
 case("masked_fill_", ["masked_fill_"], [f32(3, 4), bools(3, 4)], lambda x, m: (x * 1).masked_fill_(m, 0.0))
 
 # ---- alias ops TorchScript always normalizes away: TorchScript IR graphs
@@ -620,6 +625,8 @@ case("slice_dynamic_end", ["slice", "size"], [f32(2, 6)], lambda x: x[:, : x.siz
      since=10, fails={9: "Slice with bounds computed at run time needs opset 10"})
 case("select", ["select"], [f32(2, 4, 6)], lambda x: (x[1], x[:, 2], x[..., -1]))
 case("narrow", ["narrow"], [f32(2, 4, 6)], lambda x: (x.narrow(1, 1, 2), x.narrow(-1, 3, 3)))
+case("narrow_negative_start", ["narrow"], [f32(2, 4, 6)], lambda x: (x.narrow(1, -2, 2), x.narrow(2, -3, 2)))
+case("select_1d", ["select"], [f32(5)], lambda x: (x[2], x[-1]))
 case("index_select", ["index_select"], [f32(3, 4, 5), ints(3, high=4)],
      lambda x, i: x.index_select(1, i))
 case("index_select_const", ["index_select"], [f32(3, 4, 5)],
@@ -640,9 +647,11 @@ case("stack_neg_dim", ["stack"], [f32(2, 3), f32(2, 3), f32(2, 3)], lambda x, y,
 case("chunk", ["chunk"], [f32(2, 6)], lambda x: x.chunk(3, 1))
 case("chunk_uneven", ["chunk"], [f32(5, 2)], lambda x: x.chunk(3))
 case("chunk_neg_dim", ["chunk"], [f32(2, 3, 4)], lambda x: x.chunk(2, -1))
+case("chunk_more_than_size", ["chunk"], [f32(2, 3)], lambda x: x.chunk(4, 1))
 case("unsafe_chunk", ["unsafe_chunk"], [f32(2, 3, 4)], lambda x: torch.unsafe_chunk(x, 2, 2))
 case("split", ["split"], [f32(2, 5)], lambda x: x.split(2, 1))
 case("split_even", ["split"], [f32(6, 2)], lambda x: x.split(3))
+case("split_larger_than_dim", ["split"], [f32(2, 5)], lambda x: x.split(10, 1))
 case("split_with_sizes", ["split_with_sizes"], [f32(2, 5)], lambda x: x.split([1, 4], 1))
 case("split_with_sizes_neg", ["split_with_sizes"], [f32(2, 3, 6)], lambda x: torch.split(x, [3, 1, 2], -1))
 case("unsafe_split", ["unsafe_split"], [f32(2, 3, 4)], lambda x: torch.unsafe_split(x, 3, 2))
@@ -659,6 +668,8 @@ CONV_RTOL = dict(rtol=1e-3, atol=1e-4)
 case("conv2d", ["_convolution"], [f32(1, 4, 8, 8)], module=lambda: nn.Conv2d(4, 6, 3, padding=1), **CONV_RTOL)
 case("conv2d_strided_dilated_groups", ["_convolution"], [f32(2, 4, 9, 9)],
      module=lambda: nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2, bias=False), **CONV_RTOL)
+case("conv2d_depthwise", ["_convolution"], [f32(1, 4, 6, 6)],
+     module=lambda: nn.Conv2d(4, 8, 3, groups=4, padding=(0, 1)), **CONV_RTOL)
 case("conv2d_asymmetric", ["_convolution"], [f32(1, 2, 7, 9)],
      module=lambda: nn.Conv2d(2, 3, (3, 2), stride=(2, 1), padding=(1, 0)), **CONV_RTOL)
 case("conv1d", ["_convolution"], [f32(1, 2, 9)], module=lambda: nn.Conv1d(2, 3, 3, stride=2), **CONV_RTOL)
@@ -737,9 +748,18 @@ case("avg_pool2d_ceil", ["avg_pool2d"], [f32(1, 2, 5, 5)],
 case("avg_pool2d_divisor", ["avg_pool2d"], [f32(1, 2, 4, 4)], lambda x: F.avg_pool2d(x, 2, divisor_override=3),
      opsets=[], fails={13: "divisor_override has no ONNX equivalent"})
 case("avg_pool1d", ["avg_pool1d"], [f32(1, 2, 8)], lambda x: (F.avg_pool1d(x, 3, 1), F.avg_pool1d(x, 2, 2, 1)))
+case("avg_pool1d_ceil_exclude_pad", ["avg_pool1d"], [f32(1, 2, 7)],
+     lambda x: F.avg_pool1d(x, 2, 2, 1, ceil_mode=True, count_include_pad=False))
+case("max_pool2d_pad_tuple_stride_default", ["max_pool2d"], [f32(1, 2, 7, 6)],
+     lambda x: F.max_pool2d(x, (3, 2), padding=(1, 0)))
 case("avg_pool3d", ["avg_pool3d"], [f32(1, 2, 4, 5, 6)], lambda x: F.avg_pool3d(x, 2, 2))
 case("adaptive_avg_pool2d", ["adaptive_avg_pool2d"], [f32(1, 2, 6, 6)],
      lambda x: (F.adaptive_avg_pool2d(x, (2, 3)), F.adaptive_avg_pool2d(x, 1), F.adaptive_avg_pool2d(x, (6, None))))
+# Uneven adaptive windows (7 -> 3) have no ONNX pooling equivalent: a clear error, as in torch.onnx.
+case("adaptive_avg_pool2d_uneven", ["adaptive_avg_pool2d"], [f32(1, 2, 7, 6)],
+     lambda x: F.adaptive_avg_pool2d(x, (3, 4)), opsets=[], fails={o: "is not a multiple of output size" for o in (9, 17)})
+case("adaptive_max_pool1d_uneven", ["adaptive_max_pool1d"], [f32(1, 2, 7)], lambda x: F.adaptive_max_pool1d(x, 3),
+     opsets=[], fails={17: "is not a multiple of output size"})
 case("adaptive_avg_pool1d", ["adaptive_avg_pool1d"], [f32(1, 2, 8)],
      lambda x: (F.adaptive_avg_pool1d(x, 4), F.adaptive_avg_pool1d(x, 1)))
 case("adaptive_avg_pool3d", ["adaptive_avg_pool3d"], [f32(1, 2, 4, 4, 6)],
@@ -773,6 +793,10 @@ case("batch_norm_batch_stats", ["batch_norm"], [f32(2, 3, 4, 4)],
      module=lambda: nn.BatchNorm2d(3, track_running_stats=False, affine=False))
 case("instance_norm", ["instance_norm"], [f32(2, 3, 4, 4)], module=lambda: nn.InstanceNorm2d(3, affine=True))
 case("instance_norm_plain", ["instance_norm"], [f32(2, 3, 5)], module=lambda: nn.InstanceNorm1d(3))
+case("instance_norm_running_stats", ["instance_norm"], [f32(2, 3, 4, 4)],
+     module=lambda: bn_with_stats(nn.InstanceNorm2d(3, affine=True, track_running_stats=True)))
+case("batch_norm_training", ["batch_norm"], [f32(4, 3, 2, 2)], module=lambda: bn_with_stats(nn.BatchNorm2d(3)),
+     training=True)
 case("layer_norm", ["layer_norm"], [f32(2, 3, 4)], module=lambda: nn.LayerNorm([3, 4]))
 case("layer_norm_last", ["layer_norm"], [f32(2, 3, 4)], lambda x: F.layer_norm(x, [4]))
 case("layer_norm_affine", ["layer_norm"], [f32(2, 5)],
@@ -780,6 +804,7 @@ case("layer_norm_affine", ["layer_norm"], [f32(2, 5)],
                          b=torch.randn(5)))
 case("group_norm", ["group_norm"], [f32(2, 4, 3, 3)], module=lambda: nn.GroupNorm(2, 4))
 case("group_norm_plain", ["group_norm"], [f32(2, 6, 5)], lambda x: F.group_norm(x, 3))
+case("group_norm_extremes", ["group_norm"], [f32(2, 4, 3)], lambda x: (F.group_norm(x, 1), F.group_norm(x, 4)))
 
 # ---- nn: linear algebra, embedding, shuffles, softmax
 
@@ -796,6 +821,7 @@ case("bmm", ["bmm"], [f32(2, 3, 4), f32(2, 4, 5)], torch.bmm)
 case("matmul", ["matmul"], [f32(2, 3, 4), f32(4, 5)], torch.matmul)
 case("matmul_batched_broadcast", ["matmul"], [f32(2, 1, 3, 4), f32(3, 4, 2)], torch.matmul)
 case("matmul_vector", ["matmul"], [f32(3, 4), f32(4)], torch.matmul)
+case("matmul_vector_matrix", ["matmul"], [f32(4), f32(4, 3)], torch.matmul)
 case("matmul_vector_vector", ["matmul"], [f32(4), f32(4)], torch.matmul)
 case("matmul_vector_batched", ["matmul"], [f32(4), f32(2, 4, 3)], torch.matmul)
 case("embedding", ["embedding"], [ints(2, 3, high=10)], module=lambda: nn.Embedding(10, 4))
@@ -807,6 +833,7 @@ case("pixel_shuffle_3", ["pixel_shuffle"], [f32(2, 9, 2, 3)], lambda x: F.pixel_
 case("pixel_unshuffle", ["pixel_unshuffle"], [f32(1, 2, 4, 6)], lambda x: F.pixel_unshuffle(x, 2))
 case("softmax", ["softmax"], [f32(2, 3, 4)], lambda x: (F.softmax(x, 1), F.softmax(x, -1), F.softmax(x, 0)))
 case("softmax_dtype", ["softmax"], [f32(2, 3)], lambda x: F.softmax(x, 1, dtype=torch.float64))
+case("softmax_int_input", ["softmax"], [ints(2, 3)], lambda i: F.softmax(i, 1, dtype=torch.float32))
 case("log_softmax", ["log_softmax"], [f32(2, 3, 4)], lambda x: (F.log_softmax(x, 1), F.log_softmax(x, -1)))
 case("log_softmax_dtype", ["log_softmax"], [f32(2, 3)], lambda x: F.log_softmax(x, 0, dtype=torch.float64))
 case("_softmax", ["_softmax"], [f32(2, 3, 4)], lambda x: (torch._softmax(x, 1, False), torch._softmax(x, -1, False)))
@@ -874,9 +901,8 @@ rnn_case("lstm_bidirectional", "lstm", "lstm", bidirectional=True)
 rnn_case("lstm_2layer_bidir_batch_first", "lstm", "lstm", layers=2, bidirectional=True, batch_first=True)
 rnn_case("lstm_3layer_bidir_no_bias", "lstm", "lstm", layers=3, bidirectional=True, bias=False)
 # Without an initial state the traced nn.LSTM creates it with aten::zeros, which no pack maps yet.
-case("lstm_no_state", ["lstm"], [f32(5, 3, 4)],
-     module=lambda: With(lambda s, x: s.rnn(x)[0], rnn=nn.LSTM(4, 6, num_layers=2, bidirectional=True)),
-     opsets=[], fails={17: "aten::zeros x1"})
+case("lstm_no_state", ["lstm", "zeros"], [f32(5, 3, 4)],
+     module=lambda: With(lambda s, x: s.rnn(x)[0], rnn=nn.LSTM(4, 6, num_layers=2, bidirectional=True)))
 rnn_case("gru", "gru", "gru")
 rnn_case("gru_2layer_bidir_batch_first", "gru", "gru", layers=2, bidirectional=True, batch_first=True)
 rnn_case("gru_no_bias", "gru", "gru", bias=False)
@@ -887,6 +913,8 @@ rnn_case("rnn_relu_bidir_batch_first", "rnn", "rnn_relu", bidirectional=True, ba
 rnn_case("rnn_relu_2layer", "rnn", "rnn_relu", layers=2, nonlinearity="relu")
 rnn_case("rnn_tanh_no_bias_batch_first", "rnn", "rnn_tanh", batch_first=True, bias=False)
 rnn_case("lstm_batch_first", "lstm", "lstm", batch_first=True)
+case("lstm_proj", ["lstm"], [f32(5, 3, 4), f32(1, 3, 3, low=-1, high=1), f32(1, 3, 6, low=-1, high=1)],
+     module=lambda: Seq(nn.LSTM(4, 6, proj_size=3)).eval(), opsets=[], fails={17: "proj_size > 0"})
 
 
 class CellWeights(nn.Module):
@@ -1019,3 +1047,16 @@ case("dyn_max_pool2d_ceil_overhang", ["max_pool2d"], [f32(1, 2, 5, 5)],
      lambda x: F.max_pool2d(x, 2, 2, 1, ceil_mode=True), dynamic={0: [2, 3]}, since=10)
 case("dyn_avg_pool2d_ceil_overhang", ["avg_pool2d"], [f32(1, 2, 5, 5)],
      lambda x: F.avg_pool2d(x, 2, 2, 1, ceil_mode=True), dynamic={0: [2, 3]}, since=10)
+
+
+# ---------------------------------------------------------------- family tables
+# Rows for each op family live in tests/ops/cases_<family>.py (each begins with
+# `from op_cases import *`); importing them here appends their rows to CASES.
+def _load_family_tables():
+    import importlib
+    import pathlib
+    for table in sorted(pathlib.Path(__file__).resolve().parent.glob("cases_*.py")):
+        importlib.import_module(table.stem)
+
+
+_load_family_tables()

@@ -1,5 +1,5 @@
 // A third-party op pack built from the SDK headers alone (no torch include): it overrides
-// aten::relu with Clip(min=0) and maps aten::hardshrink into a custom domain.
+// aten::relu with Clip(min=0) and maps aten::lgamma (which ONNX lacks) into a custom domain.
 #include <onnxport/sdk.h>
 
 #ifndef THIRD_PARTY_PACK_ID
@@ -13,13 +13,13 @@ onnxport::Value* relu_as_clip(onnxport::Graph& g, const onnxport::TorchNode&, co
   return g.op("Clip", {x, g.constant_scalar(x->dtype(), 0.0)});
 }
 
-onnxport::Value* hardshrink_custom(onnxport::Graph& g, const onnxport::TorchNode&, const onnxport::Args& a) {
-  return g.op("com.example::HardShrink", {a.tensor(0)}, {{"lambd_f", a.f(1)}});
+onnxport::Value* lgamma_custom(onnxport::Graph& g, const onnxport::TorchNode&, const onnxport::Args& a) {
+  return g.op("com.example::LogGamma", {a.tensor(0)}, {{"approximation_s", "lanczos"}});
 }
 }  // namespace
 
 ONNXPORT_OP_PACK(THIRD_PARTY_PACK_ID, "0.1.0") {
   r.add_override("aten::relu", 9, relu_as_clip);
-  r.add("aten::hardshrink", 9, hardshrink_custom);
+  r.add("aten::lgamma", 9, lgamma_custom);
   r.declare_domain("com.example", 3);
 }

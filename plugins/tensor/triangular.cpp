@@ -1,0 +1,146 @@
+// Triangles and diagonals: tril/triu (Trilu from opset 14, a mask before), diagonal, diag_embed, diag.
+#include <cstring>
+
+#include "tensor_ops.h"
+
+namespace onnxport::tensor {
+namespace {
+
+using namespace helpers;
+
+Tensor bool_matrix(int64_t rows, int64_t cols, const std::function<bool(int64_t, int64_t)>& keep) {
+  std::vector<uint8_t> bytes;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) bytes.push_back(keep(i, j) ? 1 : 0);
+  return Tensor(DType::Bool, {rows, cols}, bytes);
+}
+
+Tensor int64_tensor(const std::vector<int64_t>& shape, const std::vector<int64_t>& values) {
+  std::vector<uint8_t> bytes(values.size() * 8);
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return Tensor(DType::Int64, shape, bytes);
+}
+
+// The [rows, cols] mask of j - i <= k (lower) or j - i >= k (upper): a constant when both sizes
+// are static, computed with Range (opset 11) otherwise.
+Value* triangle_mask(Graph& g, const TorchNode& n, Value* x, int64_t k, bool upper) {
+  auto rows = static_dim(x, -2), cols = static_dim(x, -1);
+  if (rows && cols)
+    return g.constant(bool_matrix(*rows, *cols, [&](int64_t i, int64_t j) { return upper ? j - i >= k : j - i <= k; }));
+  if (g.opset() < 11)
+    throw ArgumentError(n.kind + " on matrices of unknown size needs opset 11 or later (target is opset " +
+                        std::to_string(g.opset()) + ")");
+  const int64_t rank = rank_of(x, n.kind + " input");
+  Value* zero = g.constant_int(0);
+  Value* one = g.constant_int(1);
+  Value* r = unsqueeze(g, g.op("Range", {zero, size(g, x, rank - 2), one}), {1});
+  Value* c = g.op("Range", {zero, size(g, x, rank - 1), one});
+  Value* diff = g.op("Sub", {c, r});
+  Value* kk = g.constant_int(k);
+  return upper ? g.op("Not", {g.op("Less", {diff, kk})}) : g.op("Not", {g.op("Greater", {diff, kk})});
+}
+
+Symbolic triangle(bool upper) {
+  return [upper](Graph& g, const TorchNode& n, const Args& a) -> std::vector<Value*> {
+    Value* x = a.tensor(0);
+    const int64_t k = a.size() > 1 && !a.is_none(1) ? a.i(1) : 0;
+    if (g.opset() >= 14) return {g.op("Trilu", {x, g.constant_int(k)}, {{"upper_i", upper ? 1 : 0}})};
+    return {g.op("Where", {triangle_mask(g, n, x, k, upper), x, scalar_like(g, 0, x)})};
+  };
+}
+
+// Positions of the diagonal with `offset` in a rows x cols matrix flattened row-major.
+std::vector<int64_t> diagonal_positions(int64_t rows, int64_t cols, int64_t offset) {
+  std::vector<int64_t> pos;
+  const int64_t r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
+  for (int64_t i = 0; r0 + i < rows && c0 + i < cols; ++i) pos.push_back((r0 + i) * cols + c0 + i);
+  return pos;
+}
+
+// x's dims except d1, d2, then d1, d2.
+std::vector<int64_t> pair_last(int64_t rank, int64_t d1, int64_t d2) {
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != d1 && d != d2) perm.push_back(d);
+  perm.push_back(d1);
+  perm.push_back(d2);
+  return perm;
+}
+
+Value* diagonal_of(Graph& g, const std::string& what, Value* x, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t rank = rank_of(x, what + " input");
+  const int64_t d1 = normalize_dim(dim1, rank), d2 = normalize_dim(dim2, rank);
+  if (d1 == d2) throw ArgumentError(what + ": dim1 and dim2 are both " + std::to_string(d1));
+  const int64_t rows = static_size(x, d1, what), cols = static_size(x, d2, what);
+  const std::vector<int64_t> perm = pair_last(rank, d1, d2);
+  Value* moved = perm == iota(rank) ? x : transpose(g, x, perm);
+  std::vector<int64_t> flat(static_cast<size_t>(rank - 2), 0);
+  flat.push_back(rows * cols);
+  const auto pos = diagonal_positions(rows, cols, offset);
+  return gather(g, reshape(g, moved, flat), g.constant(int64_tensor({static_cast<int64_t>(pos.size())}, pos)),
+                rank - 2);
+}
+
+// diagonal(x, offset=0, dim1=0, dim2=1)
+Value* diagonal(Graph& g, const TorchNode& n, const Args& a) {
+  return diagonal_of(g, n.kind, a.tensor(0), a.is_none(1) ? 0 : a.i(1), a.is_none(2) ? 0 : a.i(2),
+                     a.is_none(3) ? 1 : a.i(3));
+}
+
+Value* embed_diagonal(Graph& g, const std::string& what, Value* x, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t rank = rank_of(x, what + " input");
+  if (rank == 0) throw ArgumentError(what + ": expected a tensor of at least 1 dimension");
+  const int64_t len = static_size(x, rank - 1, what);
+  Value* eye = g.constant(bool_matrix(len, len, [](int64_t i, int64_t j) { return i == j; }));
+  Value* square = g.op("Where", {eye, unsqueeze(g, x, {rank}), scalar_like(g, 0, x)});  // [..., n, n]
+  if (offset != 0) {
+    const int64_t out_rank = rank + 1, shift = offset > 0 ? offset : -offset;
+    std::vector<int64_t> pads(static_cast<size_t>(2 * out_rank), 0);
+    // offset > 0: columns shifted right, a row added at the bottom; offset < 0: the other way.
+    const size_t row = static_cast<size_t>(out_rank - 2), col = static_cast<size_t>(out_rank - 1);
+    if (offset > 0) {
+      pads[col] = shift;
+      pads[static_cast<size_t>(out_rank) + row] = shift;
+    } else {
+      pads[row] = shift;
+      pads[static_cast<size_t>(out_rank) + col] = shift;
+    }
+    square = pad_constant(g, square, pads);
+  }
+  const int64_t out_rank = rank + 1;
+  const int64_t d1 = normalize_dim(dim1, out_rank), d2 = normalize_dim(dim2, out_rank);
+  if (d1 == d2) throw ArgumentError(what + ": dim1 and dim2 are both " + std::to_string(d1));
+  std::vector<int64_t> perm(static_cast<size_t>(out_rank));
+  int64_t batch = 0;
+  for (int64_t d = 0; d < out_rank; ++d)
+    perm[static_cast<size_t>(d)] = d == d1 ? rank - 1 : d == d2 ? rank : batch++;
+  return perm == iota(out_rank) ? square : transpose(g, square, perm);
+}
+
+// diag_embed(x, offset=0, dim1=-2, dim2=-1)
+Value* diag_embed(Graph& g, const TorchNode& n, const Args& a) {
+  return embed_diagonal(g, n.kind, a.tensor(0), a.size() > 1 && !a.is_none(1) ? a.i(1) : 0,
+                        a.size() > 2 && !a.is_none(2) ? a.i(2) : -2, a.size() > 3 && !a.is_none(3) ? a.i(3) : -1);
+}
+
+// diag(x, diagonal=0): a 1-d x becomes a matrix, a 2-d x gives its diagonal.
+Value* diag(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t offset = a.size() > 1 && !a.is_none(1) ? a.i(1) : 0;
+  const int64_t rank = rank_of(x, n.kind + " input");
+  if (rank == 1) return embed_diagonal(g, n.kind, x, offset, 0, 1);
+  if (rank == 2) return diagonal_of(g, n.kind, x, offset, 0, 1);
+  throw ArgumentError(n.kind + ": expected a 1-d or 2-d tensor, got " + x->describe());
+}
+
+}  // namespace
+
+void add_triangular(Registrar& r) {
+  add_with_inplace(r, "aten::tril", 9, triangle(false));
+  add_with_inplace(r, "aten::triu", 9, triangle(true));
+  r.add("aten::diagonal", 9, diagonal);
+  r.add("aten::diag_embed", 9, diag_embed);
+  r.add("aten::diag", 9, diag);
+}
+
+}  // namespace onnxport::tensor

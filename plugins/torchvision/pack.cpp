@@ -1,0 +1,7 @@
+#include "onnxport/op_pack.h"
+#include "torchvision_ops.h"
+
+ONNXPORT_OP_PACK(torchvision, "1.0.0") {
+  onnxport::torchvision::add_nms(r);
+  onnxport::torchvision::add_roi(r);
+}

@@ -1,0 +1,11 @@
+#pragma once
+// The torchvision pack: torchvision's TORCH_LIBRARY ops (detection models) mapped to ONNX.
+#include "onnxport/registrar.h"
+#include "onnxport/sdk.h"
+
+namespace onnxport::torchvision {
+
+void add_nms(Registrar& r);  // nms
+void add_roi(Registrar& r);  // roi_align, roi_pool, ps_roi_align, ps_roi_pool
+
+}  // namespace onnxport::torchvision

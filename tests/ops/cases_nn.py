@@ -1,0 +1,305 @@
+"""nn pack rows: resizing, padding, pooling with indices, losses and the native_* / misc nn ops."""
+from op_cases import *  # noqa: F401,F403
+
+NEEDS_11 = "needs opset 11 or later"
+
+# ---- nn: resizing (Upsample before opset 10, Resize-10, Resize from 11)
+
+case("upsample_nearest2d_scale", ["upsample_nearest2d"], [f32(1, 2, 3, 4)],
+     lambda x: F.interpolate(x, scale_factor=2))
+case("upsample_nearest2d_size", ["upsample_nearest2d"], [f32(2, 3, 3, 4)], lambda x: F.interpolate(x, size=(7, 9)))
+case("upsample_nearest2d_downsample", ["upsample_nearest2d"], [f32(2, 3, 5, 4)],
+     lambda x: (F.interpolate(x, size=(2, 3)), F.interpolate(x, scale_factor=0.5)),
+     since=11, fails={9: "downsampling (scale 0.4"})
+case("upsample_nearest2d_frac_scale", ["upsample_nearest2d"], [f32(1, 2, 4, 5)],
+     lambda x: F.interpolate(x, scale_factor=(1.5, 2.5)))
+case("upsample_nearest1d", ["upsample_nearest1d"], [f32(2, 3, 5)],
+     lambda x: (F.interpolate(x, scale_factor=3), F.interpolate(x, size=8)))
+case("upsample_nearest3d", ["upsample_nearest3d"], [f32(1, 2, 2, 3, 3)],
+     lambda x: (F.interpolate(x, scale_factor=2), F.interpolate(x, size=(3, 5, 4))))
+case("upsample_nearest2d_per_dim_scales", ["upsample_nearest2d"], [f32(1, 2, 3, 4)],
+     lambda x: torch.ops.aten.upsample_nearest2d(x, [6, 8], 2.0, 2.0))
+case("upsample_nearest2d_dynamic", ["upsample_nearest2d"], [f32(1, 2, 3, 4)],
+     lambda x: F.interpolate(x, scale_factor=2), dynamic={0: [0, 2, 3]})
+case("upsample_nearest_exact2d", ["_upsample_nearest_exact2d"], [f32(1, 2, 5, 4)],
+     lambda x: (F.interpolate(x, size=(7, 3), mode="nearest-exact"),
+                F.interpolate(x, scale_factor=2, mode="nearest-exact")),
+     since=11, fails={9: "supported from opset 11"})
+case("upsample_nearest_exact1d_3d", ["_upsample_nearest_exact1d", "_upsample_nearest_exact3d"],
+     [f32(1, 2, 5), f32(1, 1, 2, 3, 3)],
+     lambda x, y: (F.interpolate(x, size=8, mode="nearest-exact"), F.interpolate(y, size=(3, 5, 2), mode="nearest-exact")),
+     since=11)
+
+LINEAR_FAILS = {9: NEEDS_11}
+case("upsample_bilinear2d", ["upsample_bilinear2d"], [f32(1, 2, 3, 4)],
+     lambda x: (F.interpolate(x, scale_factor=2, mode="bilinear"),
+                F.interpolate(x, size=(5, 7), mode="bilinear"),
+                F.interpolate(x, scale_factor=1.7, mode="bilinear")),
+     since=11, fails=LINEAR_FAILS)
+case("upsample_bilinear2d_align_corners", ["upsample_bilinear2d"], [f32(1, 2, 3, 4)],
+     lambda x: (F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True),
+                F.interpolate(x, size=(5, 2), mode="bilinear", align_corners=True)),
+     since=11, fails=LINEAR_FAILS)
+case("upsample_bilinear2d_downsample", ["upsample_bilinear2d"], [f32(1, 2, 8, 6)],
+     lambda x: (F.interpolate(x, size=(3, 4), mode="bilinear"), F.interpolate(x, size=(1, 2), mode="bilinear"),
+                F.interpolate(x, scale_factor=0.25, mode="bilinear")),
+     since=11)
+case("upsample_bicubic2d_to_one", ["upsample_bicubic2d"], [f32(1, 2, 5, 6)],
+     lambda x: (F.interpolate(x, size=(1, 3), mode="bicubic"), F.interpolate(x, scale_factor=0.2, mode="bicubic")),
+     since=11, atol=1e-4)
+case("upsample_linear1d", ["upsample_linear1d"], [f32(2, 3, 5)],
+     lambda x: (F.interpolate(x, scale_factor=2, mode="linear"),
+                F.interpolate(x, size=9, mode="linear", align_corners=True)),
+     since=11, fails=LINEAR_FAILS)
+case("upsample_trilinear3d", ["upsample_trilinear3d"], [f32(1, 2, 2, 3, 3)],
+     lambda x: (F.interpolate(x, scale_factor=2, mode="trilinear"),
+                F.interpolate(x, size=(3, 4, 5), mode="trilinear", align_corners=True)),
+     since=11, fails=LINEAR_FAILS)
+case("upsample_bicubic2d", ["upsample_bicubic2d"], [f32(1, 2, 4, 5)],
+     lambda x: (F.interpolate(x, scale_factor=2, mode="bicubic"),
+                F.interpolate(x, size=(6, 3), mode="bicubic", align_corners=True),
+                F.interpolate(x, size=(7, 8), mode="bicubic")),
+     since=11, fails={9: "supported from opset 11"}, atol=1e-4)
+case("upsample_bilinear2d_dynamic", ["upsample_bilinear2d"], [f32(1, 2, 3, 4)],
+     lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), dynamic={0: [0, 2, 3]}, since=11)
+case("upsample_bilinear2d_size_from_input", ["upsample_bilinear2d", "size"], [f32(1, 2, 3, 4), f32(1, 2, 5, 6)],
+     lambda x, y: F.interpolate(x, size=y.shape[2:], mode="bilinear"), dynamic={1: [2, 3]}, since=11)
+
+INTERPOLATE_IR = """
+graph(%x : Tensor):
+  %size : int[] = prim::Constant[value=[5, 7]]()
+  %none : NoneType = prim::Constant()
+  %mode : str = prim::Constant[value="{mode}"]()
+  {align_line}
+  %anti : bool = prim::Constant[value=0]()
+  %y : Tensor = aten::__interpolate(%x, %size, %none, %mode, %align, %none, %anti)
+  return (%y)
+"""
+INTERPOLATE_SCALE_IR = """
+graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %scale : float[] = prim::Constant[value=[2.0, 3.0]]()
+  %mode : str = prim::Constant[value="nearest"]()
+  %anti : bool = prim::Constant[value=0]()
+  %y : Tensor = aten::__interpolate(%x, %none, %scale, %mode, %none, %none, %anti)
+  return (%y)
+"""
+
+
+def interpolate_ir(mode, align):
+    align_line = ("%align : NoneType = prim::Constant()" if align is None
+                  else f"%align : bool = prim::Constant[value={align}]()")
+    return INTERPOLATE_IR.format(mode=mode, align_line=align_line)
+
+
+case("interpolate_nearest", ["__interpolate"], [f32(1, 2, 3, 4)], ir=interpolate_ir("nearest", None))
+case("interpolate_nearest_scale", ["__interpolate"], [f32(1, 2, 3, 4)], ir=INTERPOLATE_SCALE_IR)
+case("interpolate_bilinear_align", ["__interpolate"], [f32(1, 2, 3, 4)],
+     ir=interpolate_ir("bilinear", 1), since=11, fails=LINEAR_FAILS)
+case("interpolate_bicubic", ["__interpolate"], [f32(1, 2, 3, 4)],
+     ir=interpolate_ir("bicubic", 0), since=11, atol=1e-4)
+case("interpolate_area", ["__interpolate"], [f32(1, 2, 3, 4)],
+     ir=interpolate_ir("area", None), opsets=[], fails={13: "'area' is adaptive_avg_pool"})
+
+GRID_MODES = [(m, p, a) for m in ("bilinear", "nearest", "bicubic") for p in ("zeros", "border", "reflection")
+              for a in (False, True)]
+case("grid_sampler", ["grid_sampler"], [f32(1, 2, 4, 5), f32(1, 3, 6, 2, low=-1.2, high=1.2)],
+     lambda x, grid: tuple(F.grid_sample(x, grid, mode=m, padding_mode=p, align_corners=a)
+                           for m, p, a in GRID_MODES),
+     since=16, fails={14: "supported from opset 16"}, atol=1e-4)
+
+# ---- nn: padding (Pad attributes before opset 11, inputs from 11)
+
+case("pad_constant", ["pad"], [f32(2, 3, 4)],
+     lambda x: (F.pad(x, (1, 2)), F.pad(x, (1, 0, 2, 1), value=1.5), F.pad(x, (0, 1, 1, 0, 2, 0))))
+case("pad_constant_negative", ["pad"], [f32(2, 3, 5)], lambda x: F.pad(x, (-1, 2, 1, -1)))
+case("pad_int64", ["pad"], [ints(2, 3)], lambda x: F.pad(x, (1, 1), value=7))
+case("pad_reflect", ["pad"], [f32(1, 2, 4, 5)], lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect"))
+case("pad_replicate", ["pad"], [f32(1, 2, 3, 4, 5), f32(2, 3, 4)],
+     lambda x, y: (F.pad(x, (1, 2, 0, 1, 2, 0), mode="replicate"), F.pad(y, (3, 1), mode="replicate")))
+case("pad_circular", ["pad"], [f32(1, 2, 3, 4), f32(2, 3, 4)],
+     lambda x, y: (F.pad(x, (1, 2, 2, 1), mode="circular"), F.pad(y, (0, 3), mode="circular")))
+case("pad_reflect_1d", ["pad"], [f32(2, 3, 6)], lambda x: F.pad(x, (2, 3), mode="reflect"))
+case("pad_dynamic_amount", ["pad", "size"], [f32(2, 3, 4)], lambda x: F.pad(x, (0, x.size(2) // 2, 1, 0)),
+     dynamic={0: [2]}, since=11, fails={9: "pads computed at run time need opset 11"})
+case("constant_pad_nd", ["constant_pad_nd"], [f32(2, 3, 4)],
+     lambda x: (torch.constant_pad_nd(x, [1, 2], 0.5), torch.constant_pad_nd(x, [1, 0, 0, 2])))
+case("reflection_pad1d", ["reflection_pad1d"], [f32(2, 3, 5)], lambda x: torch._C._nn.reflection_pad1d(x, [2, 1]))
+case("reflection_pad2d", ["reflection_pad2d"], [f32(1, 2, 4, 5)], lambda x: torch._C._nn.reflection_pad2d(x, [1, 2, 3, 0]))
+case("reflection_pad3d", ["reflection_pad3d"], [f32(1, 2, 3, 4, 4)],
+     lambda x: torch._C._nn.reflection_pad3d(x, [1, 1, 2, 0, 1, 2]))
+case("replication_pad1d", ["replication_pad1d"], [f32(2, 3, 5)], lambda x: torch._C._nn.replication_pad1d(x, [3, 1]))
+case("replication_pad2d", ["replication_pad2d"], [f32(1, 2, 3, 4)],
+     lambda x: torch._C._nn.replication_pad2d(x, [1, 2, 0, 3]))
+case("replication_pad3d", ["replication_pad3d"], [f32(1, 2, 2, 3, 3)],
+     lambda x: torch._C._nn.replication_pad3d(x, [1, 0, 2, 1, 0, 2]))
+case("pad_circular_op", ["_pad_circular"], [f32(1, 2, 3, 4)], lambda x: torch._C._nn._pad_circular(x, [1, 2, 3, 1]))
+
+# ---- nn: max pooling with PyTorch's per-plane indices
+
+case("max_pool2d_with_indices", ["max_pool2d_with_indices"], [f32(2, 3, 6, 7)],
+     lambda x: F.max_pool2d(x, 2, return_indices=True))
+case("max_pool2d_with_indices_pad_ceil", ["max_pool2d_with_indices"], [f32(1, 2, 7, 7)],
+     lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True, return_indices=True))
+case("max_pool2d_with_indices_dilation", ["max_pool2d_with_indices"], [f32(1, 2, 7, 7)],
+     lambda x: F.max_pool2d(x, 2, 1, dilation=2, return_indices=True), since=11, fails={9: "dilation needs opset 10"})
+case("max_pool1d_with_indices", ["max_pool1d_with_indices"], [f32(2, 3, 9)],
+     lambda x: F.max_pool1d(x, 3, 2, return_indices=True))
+case("max_pool3d_with_indices", ["max_pool3d_with_indices"], [f32(1, 2, 4, 5, 4)],
+     lambda x: F.max_pool3d(x, 2, return_indices=True))
+case("max_pool2d_with_indices_unbatched", ["max_pool2d_with_indices"], [f32(3, 6, 6)],
+     lambda x: F.max_pool2d(x, 2, return_indices=True))
+case("max_pool2d_with_indices_dynamic", ["max_pool2d_with_indices"], [f32(2, 3, 6, 8)],
+     lambda x: F.max_pool2d(x, 2, return_indices=True), dynamic={0: [0, 2, 3]})
+case("adaptive_max_pool2d_indices", ["adaptive_max_pool2d"], [f32(2, 3, 6, 4)],
+     lambda x: (F.adaptive_max_pool2d(x, (3, 1), return_indices=True), F.adaptive_max_pool2d(x, 1, return_indices=True),
+                F.adaptive_max_pool2d(x, (6, 4), return_indices=True)))
+case("adaptive_max_pool1d_3d_indices", ["adaptive_max_pool1d", "adaptive_max_pool3d"], [f32(2, 3, 8), f32(1, 2, 4, 4, 6)],
+     lambda x, y: (F.adaptive_max_pool1d(x, 4, return_indices=True), F.adaptive_max_pool3d(y, (2, 1, 3), return_indices=True),
+                   F.adaptive_max_pool3d(y, 1, return_indices=True)))
+case("adaptive_max_pool2d_indices_unbatched_dynamic", ["adaptive_max_pool2d"], [f32(3, 5, 4)],
+     lambda x: F.adaptive_max_pool2d(x, 1, return_indices=True), dynamic={0: [1, 2]})
+case("max_unpool2d", ["max_unpool2d", "max_pool2d_with_indices"], [f32(2, 3, 6, 7)],
+     lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2, output_size=(6, 7)))
+case("max_unpool1d_3d", ["max_unpool2d", "max_unpool3d"], [f32(2, 3, 8), f32(1, 2, 4, 4, 6)],
+     lambda x, y: (F.max_unpool1d(*F.max_pool1d(x, 2, return_indices=True), 2),
+                   F.max_unpool3d(*F.max_pool3d(y, 2, return_indices=True), 2)))
+case("max_unpool2d_unbatched", ["max_unpool2d"], [f32(3, 4, 4)],
+     lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2))
+
+# ---- nn: losses (explicit aten calls: F.*_loss add broadcast_tensors around them)
+
+LOSS_OPS = (13, 14, 16, 17)
+for r, name in enumerate(("none", "mean", "sum")):
+    case(f"nll_loss_{name}", ["nll_loss"], [f32(4, 5), ints(4, high=5)],
+         lambda x, t, r=r: torch._C._nn.nll_loss(F.log_softmax(x, 1), t, None, r, -100),
+         opsets=LOSS_OPS + (11,), fails={11: "supported from opset 12"})
+    case(f"cross_entropy_{name}", ["cross_entropy_loss"], [f32(3, 4, 2, 3), ints(3, 2, 3, high=4)],
+         lambda x, t, r=r: F.cross_entropy(x, t, reduction=name), opsets=LOSS_OPS)
+    case(f"bce_with_logits_{name}", ["binary_cross_entropy_with_logits"], [f32(3, 4), f32(3, 4, low=0, high=1)],
+         lambda x, t, r=r: torch.binary_cross_entropy_with_logits(x, t, None, None, r))
+    case(f"mse_l1_{name}", ["mse_loss", "l1_loss"], [f32(3, 4), f32(3, 4)],
+         lambda x, t, r=r: (torch._C._nn.mse_loss(x, t, r), torch._C._nn.l1_loss(x, t, r)))
+    case(f"smooth_l1_huber_{name}", ["smooth_l1_loss", "huber_loss"], [f32(3, 4), f32(3, 4)],
+         lambda x, t, r=r: (torch._C._nn.smooth_l1_loss(x, t, r, 0.5), torch._C._nn.huber_loss(x, t, r, 0.7),
+                            torch._C._nn.smooth_l1_loss(x, t, r, 0.0)))
+    case(f"bce_{name}", ["binary_cross_entropy"], [f32(3, 4, low=0.02, high=0.98), f32(3, 4, low=0, high=1)],
+         lambda x, t, r=r: torch._C._nn.binary_cross_entropy(x, t, None, r))
+    case(f"kl_div_{name}", ["kl_div"], [f32(3, 4), f32(3, 4, low=0, high=1)],
+         lambda x, t, r=r: (torch.kl_div(x, t, r, log_target=False), torch.kl_div(x, t.log(), r, log_target=True)))
+    case(f"soft_margin_{name}", ["soft_margin_loss"], [f32(3, 4), grid(3, 4, low=-1, high=1)],
+         lambda x, t, r=r: torch._C._nn.soft_margin_loss(x, t.sign() + (t == 0).float(), r))
+
+    case(f"margin_losses_{name}", ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss"],
+         [f32(4, 5), f32(4, 5), grid(4, low=-1, high=1)],
+         lambda x, y, t, r=r: (torch.margin_ranking_loss(x[:, 0], y[:, 0], t.sign() + (t == 0).float(), 0.3, r),
+                               torch.hinge_embedding_loss(x, (t.sign() + (t == 0).float())[:, None].expand(4, 5), 0.5, r),
+                               torch.cosine_embedding_loss(x, y, t.sign() + (t == 0).float(), 0.2, r)))
+    case(f"poisson_nll_{name}", ["poisson_nll_loss"], [f32(3, 4, low=0.1, high=2), f32(3, 4, low=0, high=4)],
+         lambda x, t, r=r: (torch.poisson_nll_loss(x, t, True, False, 1e-8, r),
+                            torch.poisson_nll_loss(x, t, False, True, 1e-8, r)))
+    case(f"triplet_margin_{name}", ["triplet_margin_loss"], [f32(4, 5), f32(4, 5), f32(4, 5)],
+         lambda a, p, n, r=r: (torch.triplet_margin_loss(a, p, n, 1.0, 2.0, 1e-6, False, r),
+                               torch.triplet_margin_loss(a, p, n, 0.5, 1.0, 1e-6, True, r),
+                               torch.triplet_margin_loss(a, p, n, 2.0, 3.0, 1e-6, False, r)))
+
+case("nll_loss_weight_ignore", ["nll_loss_nd"], [f32(6, 5), ints(6, high=5)],
+     module=lambda: With(lambda s, x, t: (F.nll_loss(x, t, s.w, ignore_index=2),
+                                          F.nll_loss(x, t, s.w, ignore_index=2, reduction="none")),
+                         w=torch.rand(5) + 0.5),
+     opsets=LOSS_OPS)
+case("nll_loss2d", ["nll_loss2d"], [f32(2, 3, 4, 5), ints(2, 4, 5, high=3)],
+     lambda x, t: torch._C._nn.nll_loss2d(x, t, None, 1, -100), opsets=LOSS_OPS)
+case("nll_loss_nd", ["nll_loss_nd"], [f32(2, 3, 4), ints(2, 4, high=3)],
+     lambda x, t: F.nll_loss(x, t), opsets=LOSS_OPS)
+case("nll_loss_unbatched", ["nll_loss_nd"], [f32(5), ints(high=5)],
+     lambda x, t: (F.nll_loss(x, t), F.nll_loss(x, t, reduction="none")), opsets=LOSS_OPS)
+case("cross_entropy_weight_ignore", ["cross_entropy_loss"], [f32(6, 5), ints(6, high=5)],
+     module=lambda: With(lambda s, x, t: F.cross_entropy(x, t, s.w, ignore_index=1), w=torch.rand(5) + 0.5),
+     opsets=LOSS_OPS)
+case("cross_entropy_probs", ["cross_entropy_loss"], [f32(3, 4, 2), f32(3, 4, 2, low=0, high=1)],
+     module=lambda: With(lambda s, x, t: (F.cross_entropy(x, t), F.cross_entropy(x, t, s.w, reduction="sum"),
+                                          F.cross_entropy(x, t, label_smoothing=0.2, reduction="none")),
+                         w=torch.rand(4) + 0.5),
+     opsets=LOSS_OPS)
+case("cross_entropy_smoothing_indices", ["cross_entropy_loss"], [f32(3, 4), ints(3, high=4)],
+     lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1), opsets=[], fails={13: "label_smoothing"})
+case("bce_with_logits_weights", ["binary_cross_entropy_with_logits"], [f32(3, 4), f32(3, 4, low=0, high=1)],
+     module=lambda: With(lambda s, x, t: (F.binary_cross_entropy_with_logits(x, t, s.w, pos_weight=s.pw),
+                                          F.binary_cross_entropy_with_logits(x * 30, t, pos_weight=s.pw,
+                                                                             reduction="sum")),
+                         w=torch.rand(4), pw=torch.rand(4) + 0.5))
+case("bce_weight", ["binary_cross_entropy"], [f32(3, 4, low=0.02, high=0.98), f32(3, 4, low=0, high=1)],
+     module=lambda: With(lambda s, x, t: torch._C._nn.binary_cross_entropy(x, t, s.w, 1), w=torch.rand(4)))
+case("kl_div_zero_target", ["kl_div"], [f32(3, 4), f32(3, 4, low=0, high=1)],
+     lambda x, t: torch.kl_div(x, torch.relu(t - 0.5), 2))
+
+# ---- nn: native_* ops, embedding bags, im2col, conv_tbc, convolution, weight norm, shuffles
+
+case("native_layer_norm", ["native_layer_norm"], [f32(2, 3, 4)],
+     lambda x: torch.native_layer_norm(x, [4], None, None, 1e-5))
+case("native_layer_norm_affine", ["native_layer_norm"], [f32(2, 3, 4), f32(3, 4), f32(3, 4)],
+     lambda x, w, b: torch.native_layer_norm(x, [3, 4], w, b, 1e-3))
+case("native_group_norm", ["native_group_norm"], [f32(2, 6, 3, 2), f32(6), f32(6)],
+     lambda x, w, b: torch.native_group_norm(x, w, b, 2, 6, 6, 3, 1e-5))
+case("native_group_norm_plain", ["native_group_norm"], [f32(2, 4, 5)],
+     lambda x: torch.native_group_norm(x, None, None, 2, 4, 5, 2, 1e-5))
+case("native_batch_norm_eval", ["native_batch_norm"], [f32(2, 3, 4)],
+     module=lambda: With(lambda s, x: torch.native_batch_norm(x, s.w, s.b, s.rm, s.rv, False, 0.1, 1e-5),
+                         w=torch.rand(3) + 0.5, b=torch.randn(3), rm=torch.randn(3), rv=torch.rand(3) + 0.5))
+case("native_batch_norm_batch_stats", ["native_batch_norm"], [f32(4, 3, 2, 2), f32(3), f32(3)],
+     lambda x, w, b: torch.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5))
+case("native_dropout_eval", ["native_dropout"], [f32(2, 3)], lambda x: torch.native_dropout(x, 0.5, False),
+     since=12, fails={11: "supported from opset 12"})
+case("native_dropout_train_p0", ["native_dropout"], [f32(2, 3)], lambda x: torch.native_dropout(x, 0.0, True),
+     training=True, since=12)
+case("weight_norm", ["_weight_norm"], [f32(4, 3, 2), f32(4, 1, 1, low=0.5, high=2)],
+     lambda v, g: torch._weight_norm(v, g, 0))
+case("weight_norm_dims", ["_weight_norm"], [f32(4, 3), f32(1, 3, low=0.5, high=2), f32(1, 1)],
+     lambda v, g, g_all: (torch._weight_norm(v, g, 1), torch._weight_norm(v, g_all, -1)))
+case("channel_shuffle", ["channel_shuffle"], [f32(2, 6, 3, 2)],
+     lambda x: (torch.channel_shuffle(x, 2), torch.channel_shuffle(x, 3)))
+case("channel_shuffle_3d_input", ["channel_shuffle"], [f32(2, 6, 5)], lambda x: torch.channel_shuffle(x, 3))
+case("native_channel_shuffle", ["native_channel_shuffle"], [f32(1, 4, 2, 2)],
+     lambda x: torch.native_channel_shuffle(x, 2))
+case("im2col", ["im2col"], [f32(2, 3, 5, 6)],
+     lambda x: (F.unfold(x, 2), F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))), since=11,
+     fails={9: "supported from opset 10"})
+case("im2col_unbatched_dynamic", ["im2col"], [f32(3, 5, 6)], lambda x: F.unfold(x, 3, stride=2),
+     dynamic={0: [1, 2]}, since=11)
+case("conv_tbc", ["conv_tbc"], [f32(7, 2, 3), f32(3, 3, 4), f32(4)],
+     lambda x, w, b: (torch.conv_tbc(x, w, b, 1), torch.conv_tbc(x, w, b, 0)), atol=1e-4)
+CONVOLUTION_IR = """
+graph(%x : Tensor, %w : Tensor, %b : Tensor):
+  %stride : int[] = prim::Constant[value=[2, 1]]()
+  %pad : int[] = prim::Constant[value=[1, 0]]()
+  %dil : int[] = prim::Constant[value=[1, 1]]()
+  %outpad : int[] = prim::Constant[value=[0, 0]]()
+  %transposed : bool = prim::Constant[value=0]()
+  %groups : int = prim::Constant[value=2]()
+  %y : Tensor = aten::convolution(%x, %w, %b, %stride, %pad, %dil, %transposed, %outpad, %groups)
+  return (%y)
+"""
+case("convolution", ["convolution"], [f32(1, 4, 6, 6), f32(6, 2, 3, 3), f32(6)], ir=CONVOLUTION_IR, atol=1e-4)
+
+EMB_W = dict(w=torch.arange(24.0).reshape(8, 3) / 7 - 1)
+case("embedding_bag_sum_mean", ["embedding_bag"], [ints(7, high=8)],
+     module=lambda: With(lambda s, i: (F.embedding_bag(i, s.w, s.off, mode="sum"),
+                                       F.embedding_bag(i, s.w, s.off, mode="mean")),
+                         off=torch.tensor([0, 2, 2, 5]), **EMB_W))
+case("embedding_bag_max", ["embedding_bag"], [ints(7, high=8)],
+     module=lambda: With(lambda s, i: F.embedding_bag(i, s.w, s.off, mode="max"), off=torch.tensor([0, 3, 4]), **EMB_W))
+case("embedding_bag_last_offset_psw", ["embedding_bag"], [ints(6, high=8), f32(6)],
+     module=lambda: With(lambda s, i, p: F.embedding_bag(i, s.w, s.off, mode="sum", per_sample_weights=p,
+                                                         include_last_offset=True),
+                         off=torch.tensor([0, 1, 4, 6]), **EMB_W))
+case("embedding_bag_padding_idx", ["embedding_bag"], [ints(7, high=4)],
+     module=lambda: With(lambda s, i: F.embedding_bag(i, s.w, s.off, mode="mean", padding_idx=1),
+                         off=torch.tensor([0, 3, 5]), **EMB_W))
+case("embedding_bag_dynamic", ["embedding_bag"], [ints(7, high=8)],
+     module=lambda: With(lambda s, i: F.embedding_bag(i, s.w, s.off, mode="mean"), off=torch.tensor([0, 2, 2, 5]),
+                         **EMB_W), dynamic={0: [0]}, since=11)
+case("embedding_renorm_p1", ["embedding_renorm_"], [ints(4, high=8)],
+     module=lambda: With(lambda s, i: torch.embedding_renorm_(s.w * 1, i, 1.2, 1.0), **EMB_W))
+case("embedding_renorm_functional", ["embedding_renorm"], [ints(4, high=8)],
+     module=lambda: With(lambda s, i: torch.ops.aten.embedding_renorm(s.w, i, 1.0, 2.0), **EMB_W))

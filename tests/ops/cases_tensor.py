@@ -1,0 +1,228 @@
+"""Rows for the tensor pack's advanced indexing, gather/scatter, sorting, triangular and layout ops."""
+from op_cases import *  # noqa: F401,F403
+
+
+def idx(*values):
+    return torch.tensor(values)
+
+
+def put(x, indices, values, accumulate=False):
+    return (x * 1).index_put_(indices, values, accumulate)
+
+
+def setitem(x, key, values):
+    """x[key] = values on a copy (traced as aten::index_put_ with None for the sliced dims)."""
+    y = x * 1
+    y[key] = values
+    return y
+
+
+# ---- tensor: advanced indexing (aten::index, index_put, nonzero)
+
+case("index_tensor", ["index"], [f32(4, 5), ints(3, high=4)], lambda x, i: x[i])
+case("index_tensor_2d_index", ["index"], [f32(4, 5), ints(2, 3, high=4)], lambda x, i: x[i])
+case("index_middle_dim", ["index"], [f32(2, 4, 5), ints(3, high=4)], lambda x, i: x[:, i])
+case("index_negative", ["index"], [f32(4, 5)], lambda x: (x[idx(-1, 0, -2)], x[:, idx(-1, 2)]))
+case("index_two_tensors", ["index"], [f32(3, 4, 5), ints(6, high=3), ints(6, high=4)], lambda x, i, j: x[i, j])
+case("index_two_broadcast", ["index"], [f32(3, 4), ints(2, 1, high=3), ints(5, high=4)], lambda x, i, j: x[i, j])
+case("index_adjacent_after_slice", ["index"], [f32(2, 3, 4, 5), ints(2, 3, high=3), ints(3, high=4)],
+     lambda x, i, j: x[:, i, j])
+case("index_separated", ["index"], [f32(3, 4, 5), ints(2, high=3), ints(2, high=5)], lambda x, i, j: x[i, :, j])
+case("index_negative_pair", ["index"], [f32(3, 4)], lambda x: x[idx(-1, 0), idx(1, -1)])
+case("index_bool_mask", ["index"], [f32(3, 4)], lambda x: x[x > 0])
+case("index_bool_mask_rows", ["index"], [f32(4, 3), bools(4)], lambda x, m: x[m])
+case("index_bool_mask_middle", ["index"], [f32(2, 3, 4)], lambda x: x[:, x[0] > 0])
+case("index_bool_and_tensor", ["index"], [f32(4, 3), bools(4), ints(1, high=3)],
+     lambda x, m, i: x[m, i])
+case("index_int_tensor_values", ["index"], [ints(4, 5, low=-9, high=9), ints(3, high=4)], lambda x, i: x[i])
+case("dyn_index_tensor", ["index"], [f32(4, 5), ints(3, high=4)], lambda x, i: (x[i], x[:, i]),
+     dynamic={0: [0, 1], 1: [0]})
+case("dyn_index_two_tensors", ["index"], [f32(3, 4, 5), ints(6, high=3), ints(6, high=4)],
+     lambda x, i, j: x[:, i, j], dynamic={0: [0, 1, 2], 1: [0], 2: [0]})
+
+case("index_put_", ["index_put_"], [f32(5, 3), f32(2, 3)], lambda x, v: put(x, (idx(4, 1),), v), since=11,
+     fails={9: "needs opset 11"})
+case("index_put", ["index_put"], [f32(5, 3), f32(3)], lambda x, v: torch.index_put(x, (idx(0, 2),), v), since=11)
+case("index_put_scalar_value", ["index_put_"], [f32(5, 3)], lambda x: put(x, (idx(0, -1),), torch.tensor(7.0)),
+     since=11)
+case("index_put_two_indices", ["index_put_"], [f32(4, 5), f32(3)],
+     lambda x, v: put(x, (idx(0, 3, 1), idx(4, 0, -2)), v), since=11)
+# x[:, i] = v traces as index_put_ on an aten::slice view of x (the core does not write that back to x
+# yet), so these rows call the functional op with None for the unindexed dims.
+case("index_put_after_slice", ["index_put"], [f32(2, 4, 3), f32(2, 2, 3)],
+     lambda x, v: torch.ops.aten.index_put(x, [None, idx(3, 0)], v), since=11)
+case("index_put_separated", ["index_put"], [f32(3, 4, 5), f32(2, 4)],
+     lambda x, v: torch.ops.aten.index_put(x, [idx(0, 2), None, idx(1, 3)], v), since=11)
+case("index_put_accumulate", ["index_put_"], [f32(5, 3), f32(2, 3)],
+     lambda x, v: put(x, (idx(4, 1),), v, True), since=11)
+# Repeated indices accumulate exactly only with ScatterND's reduction (opset 16).
+case("index_put_accumulate_repeated", ["index_put_"], [f32(5, 3), f32(3, 3)],
+     lambda x, v: put(x, (idx(1, 1, 2),), v, True), since=16)
+case("index_put_mask_scalar", ["index_put_"], [f32(3, 4)],
+     lambda x: setitem(x, x > 0, 2.0))
+case("index_put_mask_rows_scalar_acc", ["index_put_"], [f32(4, 3), bools(4)],
+     lambda x, m: put(x, (m,), torch.tensor(1.5), True))
+case("index_put_mask_values", ["index_put_"], [f32(3, 4), f32(12)],
+     lambda x, v: put(x, (x > 0,), v[: int((x > 0).sum())]), since=11,
+     fails={9: "needs opset 11"})
+case("index_put_int", ["index_put_"], [ints(4, 3), ints(2, 3)], lambda x, v: put(x, (idx(3, 0),), v), since=11)
+case("nonzero", ["nonzero"], [grid(3, 4, low=-1, high=1)], torch.nonzero)
+case("nonzero_1d_bool", ["nonzero"], [bools(7)], torch.nonzero)
+case("nonzero_numpy", ["nonzero_numpy"], [grid(3, 4, low=-1, high=1)], lambda x: torch.nonzero(x, as_tuple=True))
+
+# ---- tensor: gather / scatter
+
+case("gather", ["gather"], [f32(3, 4), ints(3, 2, high=4)], lambda x, i: torch.gather(x, 1, i))
+case("gather_dim0_neg", ["gather"], [f32(3, 4), ints(2, 4, high=3)], lambda x, i: torch.gather(x, -2, i))
+case("gather_3d", ["gather"], [f32(2, 3, 4), ints(2, 3, 5, high=4)], lambda x, i: torch.gather(x, 2, i))
+case("gather_smaller_index", ["gather"], [f32(3, 4), ints(2, 2, high=4)], lambda x, i: torch.gather(x, 1, i),
+     since=11, fails={9: "use opset 11"})
+case("gather_int", ["gather"], [ints(3, 4, low=-5, high=5), ints(3, 2, high=4)], lambda x, i: torch.gather(x, 1, i))
+case("scatter_src", ["scatter"], [f32(3, 5), f32(3, 2)], lambda x, s: x.scatter(1, idx([0, 4], [1, 2], [3, 0]), s))
+case("scatter_larger_src", ["scatter"], [f32(3, 5), f32(4, 4)],
+     lambda x, s: x.scatter(0, idx([0, 2, 1], [2, 0, 1]), s))
+case("scatter_value", ["scatter"], [f32(3, 5)], lambda x: x.scatter(-1, idx([0, 4], [1, 2], [3, 0]), 2.5))
+case("scatter_", ["scatter_"], [f32(3, 5), f32(2, 5)],
+     lambda x, s: (x * 1).scatter_(0, idx([0, 1, 2, 0, 1], [2, 0, 1, 1, 0]), s))
+case("scatter_reduce_add", ["scatter"], [f32(3, 5), f32(3, 2)],
+     lambda x, s: x.scatter(1, idx([0, 0], [1, 2], [3, 3]), s, reduce="add"), since=16,
+     fails={13: "needs opset 16"})
+case("scatter_reduce_multiply", ["scatter"], [f32(3, 5), f32(3, 2)],
+     lambda x, s: x.scatter(1, idx([0, 0], [1, 2], [3, 3]), s, reduce="multiply"), since=16)
+case("scatter_add", ["scatter_add"], [f32(3, 5), f32(3, 2)],
+     lambda x, s: x.scatter_add(1, idx([0, 4], [1, 2], [3, 0]), s))
+case("scatter_add_repeated", ["scatter_add"], [f32(3, 5), f32(3, 3)],
+     lambda x, s: x.scatter_add(1, idx([0, 0, 0], [1, 2, 1], [3, 3, 4]), s), since=16)
+case("scatter_add_", ["scatter_add_"], [ints(2, 4), ints(2, 2)],
+     lambda x, s: (x * 1).scatter_add_(1, idx([3, 0], [1, 2]), s))
+case("index_add", ["index_add"], [f32(5, 3), f32(2, 3)], lambda x, s: x.index_add(0, idx(4, 1), s))
+case("index_add_alpha_dim1", ["index_add"], [f32(2, 5), f32(2, 3)],
+     lambda x, s: x.index_add(-1, idx(4, 0, 2), s, alpha=2.0))
+case("index_add_repeated", ["index_add"], [f32(4, 3), f32(3, 3)], lambda x, s: x.index_add(0, idx(1, 1, 3), s),
+     since=16)
+case("index_add_", ["index_add_"], [f32(5, 3), f32(2, 3)], lambda x, s: (x * 1).index_add_(0, idx(0, 3), s))
+case("index_copy", ["index_copy"], [f32(5, 3), f32(2, 3)], lambda x, s: x.index_copy(0, idx(4, 1), s))
+case("index_copy_dim1", ["index_copy"], [f32(2, 5, 2), f32(2, 3, 2)], lambda x, s: x.index_copy(1, idx(4, 0, 2), s))
+case("index_copy_", ["index_copy_"], [f32(5, 3), f32(2, 3)], lambda x, s: (x * 1).index_copy_(0, idx(0, 3), s))
+case("index_fill", ["index_fill"], [f32(3, 4)], lambda x: (x.index_fill(1, idx(0, 2), -1.0), x.index_fill(0, idx(1), 3)))
+case("index_fill_neg", ["index_fill"], [f32(2, 3, 4)], lambda x: x.index_fill(-1, idx(-1, 0), 5.0))
+case("index_fill_tensor_value", ["index_fill"], [f32(3, 4)], lambda x: x.index_fill(0, idx(2), x[0, 0]))
+case("index_fill_", ["index_fill_"], [ints(3, 4)], lambda x: (x * 1).index_fill_(1, idx(3), 9))
+case("take", ["take"], [f32(3, 4), ints(2, 3, high=12)], torch.take)
+case("take_negative", ["take"], [f32(3, 4)], lambda x: torch.take(x, idx(-1, 0, -12)))
+case("take_along_dim", ["take_along_dim"], [f32(3, 4), ints(3, 2, high=4)],
+     lambda x, i: torch.take_along_dim(x, i, 1), since=11, fails={9: "needs opset 11"})
+case("take_along_dim_broadcast", ["take_along_dim"], [f32(3, 4), ints(1, 2, high=4)],
+     lambda x, i: torch.take_along_dim(x, i, -1), since=11)
+case("take_along_dim_flat", ["take_along_dim"], [f32(3, 4), ints(5, high=12)], lambda x, i: torch.take_along_dim(x, i))
+case("masked_select", ["masked_select"], [f32(3, 4)], lambda x: torch.masked_select(x, x > 0))
+case("masked_select_broadcast", ["masked_select"], [f32(3, 4), bools(4)], torch.masked_select)
+case("masked_select_broadcast_x", ["masked_select"], [f32(4), bools(3, 4)], torch.masked_select)
+case("masked_scatter", ["masked_scatter"], [f32(3, 4), f32(4, 4)], lambda x, s: x.masked_scatter(x > 0, s),
+     since=11)
+case("masked_scatter_broadcast", ["masked_scatter"], [f32(3, 4), bools(4), f32(12)], torch.masked_scatter, since=11)
+case("masked_scatter_", ["masked_scatter_"], [f32(3, 4), f32(12)], lambda x, s: (x * 1).masked_scatter_(x < 0, s),
+     since=11)
+
+# ---- tensor: sorting, unique, bucketize
+
+case("topk", ["topk"], [f32(3, 6)], lambda x: torch.topk(x, 3))
+case("topk_dim0", ["topk"], [f32(5, 4)], lambda x: torch.topk(x, 2, dim=0))
+case("topk_neg_dim_3d", ["topk"], [f32(2, 5, 4)], lambda x: torch.topk(x, 2, dim=-2))
+case("topk_smallest", ["topk"], [f32(3, 6)], lambda x: torch.topk(x, 2, largest=False), since=11,
+     fails={9: "need opset 11"})
+case("topk_int", ["topk"], [ints(3, 6, high=100)], lambda x: torch.topk(x, 2)[0])
+case("topk_dynamic_k", ["topk", "size"], [f32(3, 6)], lambda x: torch.topk(x, x.size(0)), since=10,
+     fails={9: "k computed at run time"}, dynamic={0: [0]})
+case("sort", ["sort"], [f32(3, 5)], lambda x: torch.sort(x), since=11, fails={9: "need opset 11"})
+case("sort_descending", ["sort"], [f32(3, 5)], lambda x: torch.sort(x, 0, descending=True))
+case("sort_stable", ["sort"], [grid(3, 6)], lambda x: torch.sort(x, stable=True, dim=1), since=11)
+case("sort_int", ["sort"], [ints(6, high=100)], lambda x: torch.sort(x, descending=True))
+case("argsort", ["argsort"], [f32(3, 5)], lambda x: torch.argsort(x, -1), since=11)
+case("argsort_descending_dim0", ["argsort"], [f32(4, 3)], lambda x: torch.argsort(x, 0, descending=True))
+case("unique", ["_unique2"], [grid(3, 4)], lambda x: torch.unique(x, return_inverse=True, return_counts=True),
+     since=11)
+case("unique_int", ["_unique2"], [ints(7, high=4)], lambda x: torch.unique(x), since=11)
+case("_unique", ["_unique"], [grid(3, 4)], lambda x: torch._unique(x, return_inverse=True), since=11)
+case("unique_dim", ["unique_dim"], [grid(5, 2, low=0, high=1)],
+     lambda x: torch.unique(x, dim=0, return_inverse=True, return_counts=True), since=11)
+case("bucketize", ["bucketize"], [grid(3, 4)], lambda x: torch.bucketize(x, torch.tensor([-1.0, 0.0, 1.5])))
+case("bucketize_right_int32", ["bucketize"], [grid(3, 4)],
+     lambda x: torch.bucketize(x, torch.tensor([-1.0, 0.0, 1.5]), right=True, out_int32=True))
+case("bucketize_int_boundaries_input", ["bucketize"], [ints(5, high=6), ints(3, high=6)],
+     lambda x, b: torch.bucketize(x, torch.sort(b, descending=True)[0].flip(0)))
+
+# ---- tensor: triangles and diagonals
+
+case("tril", ["tril"], [f32(4, 5)], lambda x: (torch.tril(x), torch.tril(x, 1), torch.tril(x, -2)))
+case("triu", ["triu"], [f32(2, 4, 3)], lambda x: (torch.triu(x), torch.triu(x, -1), torch.triu(x, 2)))
+case("tril_int", ["tril"], [ints(3, 3)], torch.tril)
+case("triu_", ["triu_"], [f32(3, 4)], lambda x: (x * 1).triu_(1))
+case("tril_", ["tril_"], [f32(3, 4)], lambda x: (x * 1).tril_())
+case("dyn_tril_triu", ["tril", "triu"], [f32(3, 4)], lambda x: (torch.tril(x), torch.triu(x, 1)),
+     dynamic={0: [0, 1]}, since=11, fails={9: "needs opset 11"})
+case("diagonal", ["diagonal"], [f32(4, 5)], lambda x: (torch.diagonal(x), torch.diagonal(x, 1), torch.diagonal(x, -2)))
+case("diagonal_dims", ["diagonal"], [f32(2, 3, 4)],
+     lambda x: (torch.diagonal(x, 0, 1, 2), torch.diagonal(x, 1, -1, 0), torch.diagonal(x, -1, 2, 1)))
+case("diag_embed", ["diag_embed"], [f32(2, 3)], lambda x: (torch.diag_embed(x), torch.diag_embed(x, 1),
+                                                          torch.diag_embed(x, -1, 0, 2)))
+case("diag", ["diag"], [f32(3, 4), f32(3)], lambda x, v: (torch.diag(x), torch.diag(x, 1), torch.diag(v), torch.diag(v, -1)))
+
+# ---- tensor: layout
+
+case("flip", ["flip"], [f32(2, 3, 4)], lambda x: (torch.flip(x, [0]), torch.flip(x, [-1, 1])))
+case("fliplr_flipud", ["fliplr", "flipud"], [f32(3, 4)], lambda x: (torch.fliplr(x), torch.flipud(x)))
+case("dyn_flip", ["flip"], [f32(2, 3)], lambda x: torch.flip(x, [1]), dynamic={0: [1]}, since=10,
+     fails={9: "needs the size of dim"})
+case("roll", ["roll"], [f32(3, 5)], lambda x: (torch.roll(x, 2, 1), torch.roll(x, -1, 0), torch.roll(x, 7, -1)))
+case("roll_multi_and_flat", ["roll"], [f32(3, 4)], lambda x: (torch.roll(x, (1, -2), (0, 1)), torch.roll(x, 5)))
+case("dyn_roll", ["roll"], [f32(3, 5)], lambda x: (torch.roll(x, 2, 1), torch.roll(x, -1, 1)), dynamic={0: [1]})
+case("rot90", ["rot90"], [f32(3, 4)], lambda x: (torch.rot90(x), torch.rot90(x, 2), torch.rot90(x, -1)))
+case("rot90_dims", ["rot90"], [f32(2, 3, 4)], lambda x: torch.rot90(x, 1, [2, 0]))
+case("movedim", ["movedim"], [f32(2, 3, 4, 5)],
+     lambda x: (torch.movedim(x, 0, -1), torch.movedim(x, (1, 3), (0, 1)), torch.moveaxis(x, -1, 1)))
+case("numpy_T", ["numpy_T"], [f32(2, 3, 4)], lambda x: x.T)
+case("mT", ["mT"], [f32(2, 3, 4)], lambda x: x.mT)
+case("mH", ["mH"], [f32(3, 4)], lambda x: (x.mH, x.adjoint()))
+case("unfold", ["unfold"], [f32(2, 7)], lambda x: (x.unfold(1, 3, 2), x.unfold(-1, 2, 1), x.unfold(0, 1, 1)))
+case("unfold_middle", ["unfold"], [f32(2, 6, 3)], lambda x: x.unfold(1, 4, 2))
+case("repeat_interleave", ["repeat_interleave"], [f32(2, 3)],
+     lambda x: (torch.repeat_interleave(x, 2), torch.repeat_interleave(x, 3, dim=1), x.repeat_interleave(2, -2)))
+case("repeat_interleave_tensor", ["repeat_interleave"], [f32(3, 2)],
+     lambda x: torch.repeat_interleave(x, torch.tensor([1, 0, 2]), dim=0))
+case("dyn_repeat_interleave", ["repeat_interleave"], [f32(2, 3)], lambda x: torch.repeat_interleave(x, 2, dim=1),
+     dynamic={0: [0, 1]})
+case("tensor_split", ["tensor_split"], [f32(2, 7)],
+     lambda x: (torch.tensor_split(x, 3, dim=1), torch.tensor_split(x, [1, 5], dim=-1), torch.tensor_split(x, (1, 8))))
+case("tensor_split_tensor", ["tensor_split"], [f32(7, 2)], lambda x: torch.tensor_split(x, torch.tensor([2, 3])))
+case("hsplit_vsplit_dsplit", ["hsplit", "vsplit", "dsplit"], [f32(4, 6, 2)],
+     lambda x: (torch.hsplit(x, 3), torch.vsplit(x, [1, 3]), torch.dsplit(x, 2)))
+case("hsplit_1d", ["hsplit"], [f32(6)], lambda x: torch.hsplit(x, 2))
+case("atleast", ["atleast_1d", "atleast_2d", "atleast_3d"], [f32(), f32(3), f32(2, 3)],
+     lambda a, b, c: (torch.atleast_1d(a), torch.atleast_2d(a), torch.atleast_3d(a), torch.atleast_2d(b),
+                      torch.atleast_3d(b), torch.atleast_3d(c), torch.atleast_1d(c)))
+case("meshgrid", ["meshgrid"], [f32(3), f32(4), f32(2)], lambda a, b, c: torch.meshgrid(a, b, c, indexing="ij"))
+case("meshgrid_xy", ["meshgrid"], [f32(3), f32(4)], lambda a, b: torch.meshgrid(a, b, indexing="xy"))
+case("broadcast_tensors", ["broadcast_tensors"], [f32(3, 1), f32(4), f32(2, 1, 1)],
+     lambda a, b, c: torch.broadcast_tensors(a, b, c))
+case("dyn_broadcast_tensors", ["broadcast_tensors"], [f32(3, 1), f32(4)], lambda a, b: torch.broadcast_tensors(a, b),
+     dynamic={0: [0], 1: [0]})
+case("as_strided", ["as_strided"], [f32(3, 4)],
+     lambda x: (torch.as_strided(x, (2, 2), (1, 2)), torch.as_strided(x, (3, 3), (4, 1), 1)))
+case("_shape_as_tensor", ["_shape_as_tensor"], [f32(2, 3, 4)], lambda x: torch._shape_as_tensor(x))
+case("_reshape_from_tensor", ["_reshape_from_tensor"], [f32(2, 3, 4)],
+     lambda x: torch._reshape_from_tensor(x, torch._shape_as_tensor(x)[1:].flip(0) * idx(1, 2)))
+case("narrow_copy", ["narrow_copy"], [f32(4, 5)], lambda x: (torch.narrow_copy(x, 1, 1, 3), torch.narrow_copy(x, 0, -2, 2)))
+
+# Ops that tracing and scripting rename (moveaxis -> movedim) or never emit (_index_put_impl_, what
+# index_put_ dispatches to), tested through IR graphs.
+case("moveaxis", ["moveaxis"], [f32(2, 3, 4)], ir="""graph(%x : Tensor):
+  %src : int = prim::Constant[value=0]()
+  %dst : int = prim::Constant[value=-1]()
+  %y : Tensor = aten::moveaxis(%x, %src, %dst)
+  return (%y)""")
+case("_index_put_impl_", ["_index_put_impl_"], [f32(3, 4), bools(3, 4), f32()], ir="""graph(%x : Tensor, %m : Tensor, %v : Tensor):
+  %false : bool = prim::Constant[value=0]()
+  %indices : Tensor?[] = prim::ListConstruct(%m)
+  %y : Tensor = aten::_index_put_impl_(%x, %indices, %v, %false, %false)
+  return (%y)""")
