@@ -21,6 +21,31 @@ Value* quantize_per_channel(Graph& g, const TorchNode& n, const Args& a) {
   return pack(g, quantize(g, a.tensor(0), a.tensor(1), cast(g, a.tensor(2), qdtype), a.i(3)));
 }
 
+// The integer data of a quantized tensor, as core/src/quantized_weights.cpp rebuilds prepacked
+// weights: _make_per_tensor_quantized_tensor(data, scale, zero_point) and
+// _make_per_channel_quantized_tensor(data, scales, zero_points, axis). No ONNX node: the data
+// stays an integer tensor (an int8 initializer for weights) read by DequantizeLinear.
+QTensor integer_data(Graph& g, const TorchNode& n, const Args& a, std::optional<int64_t> axis) {
+  Value* data = a.tensor(0);
+  const DType qdtype = dtype_of(data);
+  if (qdtype != DType::UInt8 && qdtype != DType::Int8)
+    throw ArgumentError(n.kind + ": the data is " + dtype_name(qdtype) +
+                        "; only uint8 and int8 have an ONNX DequantizeLinear type");
+  return QTensor{data, cast(g, a.tensor(1), DType::Float), cast(g, a.tensor(2), qdtype), axis};
+}
+
+Value* make_per_tensor_quantized(Graph& g, const TorchNode& n, const Args& a) {
+  return pack(g, integer_data(g, n, a, std::nullopt));
+}
+
+Value* make_per_channel_quantized(Graph& g, const TorchNode& n, const Args& a) {
+  return pack(g, integer_data(g, n, a, a.i(3)));
+}
+
+// q_scale(q) / q_zero_point(q): the parameters of a per-tensor quantized tensor.
+Value* q_scale(Graph&, const TorchNode&, const Args& a) { return qtensor_arg(a, 0).scale; }
+Value* q_zero_point(Graph&, const TorchNode&, const Args& a) { return qtensor_arg(a, 0).zero_point; }
+
 std::vector<Value*> dequantize_op(Graph& g, const TorchNode& n, const Args& a) {
   Value* v = a.at(0);
   // aten::dequantize.tensors: a list of quantized tensors (each itself a list).
@@ -87,6 +112,10 @@ void add_quantize(Registrar& r) {
   r.add("aten::quantize_per_tensor", 10, quantize_per_tensor);
   r.add("aten::quantize_per_channel", 13, quantize_per_channel);
   r.add("aten::dequantize", 10, dequantize_op);
+  r.add("aten::_make_per_tensor_quantized_tensor", 10, make_per_tensor_quantized);
+  r.add("aten::_make_per_channel_quantized_tensor", 10, make_per_channel_quantized);
+  r.add("aten::q_scale", 10, q_scale);
+  r.add("aten::q_zero_point", 10, q_zero_point);
   r.add("aten::fake_quantize_per_tensor_affine", 10, fake_quantize_per_tensor);
   r.add("aten::fake_quantize_per_channel_affine", 13, fake_quantize_per_channel);
 }
