@@ -4,4 +4,5 @@
 ONNXPORT_OP_PACK(torchvision, "1.0.0") {
   onnxport::torchvision::add_nms(r);
   onnxport::torchvision::add_roi(r);
+  onnxport::torchvision::add_deform_conv(r);
 }

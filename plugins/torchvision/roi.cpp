@@ -76,8 +76,6 @@ std::vector<Value*> roi_pool(Graph& g, const TorchNode& n, const Args& a) {
   return {out, g.none()};
 }
 
-DType float_dtype(const Value* v) { return v->dtype() == DType::Undefined ? DType::Float : v->dtype(); }
-
 // A bins x bins identity matrix of `dtype`.
 Value* identity_matrix(Graph& g, int64_t bins, DType dtype) {
   std::vector<float> eye(static_cast<size_t>(bins * bins), 0.0f);

@@ -137,6 +137,7 @@ const PackStatus& PackLoader::load_file(const std::string& file) {
     registry_.add_pack(PackRef{st.id, st.file}, registrar);
     st.domains = registrar.domains();
     st.op_count = registrar.registrations().size();
+    for (const CustomOpSchema& s : registrar.schemas()) st.schemas.push_back(s.key());
   } catch (const std::exception& e) {
     return failed(std::string("registering the pack failed: ") + e.what());
   } catch (...) {

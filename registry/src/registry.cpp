@@ -77,6 +77,21 @@ void add_domain(std::map<std::string, Registry::DomainEntry>& domains, const Pac
   }
 }
 
+void add_schema(std::map<std::string, Registry::SchemaEntry>& schemas, const PackRef& pack,
+                const Registrar& registrar, const CustomOpSchema& schema) {
+  bool declared = false;
+  for (const DomainDecl& d : registrar.domains()) declared |= d.domain == schema.domain();
+  if (!declared)
+    fail("op pack " + pack.describe() + " declares schema " + schema.key() + " for domain " + schema.domain() +
+             ", which it does not declare",
+         "call r.declare_domain(\"" + schema.domain() + "\", VERSION) in the pack");
+  auto [it, inserted] = schemas.emplace(schema.key(), Registry::SchemaEntry{schema, pack});
+  if (!inserted)
+    fail("schema " + schema.key() + " is declared by " + it->second.pack.describe() +
+             (it->second.pack.describe() == pack.describe() ? " twice" : " and by " + pack.describe()),
+         "declare each op's schema in one pack, once per since-version");
+}
+
 }  // namespace
 
 void Registry::add_pack(const PackRef& pack, const Registrar& registrar) {
@@ -84,6 +99,7 @@ void Registry::add_pack(const PackRef& pack, const Registrar& registrar) {
   // Build the result on copies and swap them in at the end: a failure leaves no trace.
   auto table = table_;
   auto domains = domains_;
+  auto schemas = schemas_;
   for (const Registration& r : registrar.registrations()) {
     auto& by_opset = table[r.torch_op];
     auto found = by_opset.find(r.since_opset);
@@ -94,8 +110,10 @@ void Registry::add_pack(const PackRef& pack, const Registrar& registrar) {
     }
   }
   for (const DomainDecl& d : registrar.domains()) add_domain(domains, pack, d);
+  for (const CustomOpSchema& s : registrar.schemas()) add_schema(schemas, pack, registrar, s);
   table_.swap(table);
   domains_.swap(domains);
+  schemas_.swap(schemas);
 }
 
 const RegistryEntry* Registry::lookup(const std::string& torch_op, int opset) const {

@@ -16,7 +16,8 @@ class VendorModel(torch.nn.Module):
         self.proj = torch.nn.Linear(8, 8)
 
     def forward(self, x):
-        return torch.ops.vendor.fancy(self.proj(x), 0.5)
+        # FancyOp's result feeds another op, so the written model lists its type in value_info.
+        return torch.ops.vendor.fancy(self.proj(x), 0.5) * 2.0
 
 
 torch.manual_seed(0)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End to end, as a vendor would: install onnxport's SDK to a prefix, build the op pack out of
-# tree against it, export a model using vendor::fancy, check the custom domain in the file.
+# tree against it, export a model using vendor::fancy, check the custom domain in the file and
+# what the pack's FancyOp schema adds (inferred output shapes, the version it starts at).
 #   run_sample.sh BUILD_DIR VENDOR_OPS_LIB WORK_DIR
 set -euo pipefail
 build=$1 ops_lib=$2 work=$3
@@ -15,13 +16,29 @@ if ldd "$work/packs/libonnxport_vendor.so" | grep -q "libtorch\|libc10"; then
 fi
 /usr/bin/python3 "$here/make_model.py" "$ops_lib" "$work"
 onnxport="$work/prefix/bin/onnxport"
-"$onnxport" export "$work/vendor_model.pt" -o "$work/vendor.onnx" --load-op-library "$ops_lib" \
-    --plugin-dir "$work/packs" --input "x=$work/vendor_model.in0.npy" --verbose
-"$onnxport" export "$work/vendor_model.pt" -o "$work/vendor3.onnx" --load-op-library "$ops_lib" \
-    --plugin-dir "$work/packs" --input "x=$work/vendor_model.in0.npy" --custom-opset com.vendor=3
-/usr/bin/python3 - "$work/vendor.onnx" "$work/vendor3.onnx" <<'PY'
-import sys, onnx
-for path, want in ((sys.argv[1], 2), (sys.argv[2], 3)):
+export_vendor() {  # export_vendor OUT.onnx [extra flags...]
+  local out=$1; shift
+  "$onnxport" export "$work/vendor_model.pt" -o "$out" --load-op-library "$ops_lib" \
+      --plugin-dir "$work/packs" --input "x=$work/vendor_model.in0.npy" "$@"
+}
+export_vendor "$work/vendor.onnx" --verbose
+export_vendor "$work/vendor3.onnx" --custom-opset com.vendor=3
+# A dynamic batch: the trace then gives FancyOp's output a rank only; its schema's
+# output_like_input rule is what gives it the input's [batch, 8].
+export_vendor "$work/vendor_dynamic.onnx" --dynamic-axes x:0=batch
+# The schema starts at com.vendor version 2: importing version 1 has no FancyOp.
+if export_vendor "$work/vendor1.onnx" --custom-opset com.vendor=1 2> "$work/vendor1.err"; then
+  echo "exporting with com.vendor=1 succeeded, but FancyOp's schema starts at version 2" >&2; exit 1
+fi
+grep -q "no operator 'com.vendor::FancyOp' at com.vendor version 1.*--custom-opset com.vendor=2" "$work/vendor1.err" ||
+  { echo "unexpected error for com.vendor=1:" >&2; cat "$work/vendor1.err" >&2; exit 1; }
+test ! -e "$work/vendor1.onnx"
+echo "com.vendor=1: $(cat "$work/vendor1.err")"
+/usr/bin/python3 - "$work" "$here/pack/vendor_pack.cpp" "$here/../../docs/writing-an-op-pack.md" <<'PY'
+import os, re, sys, onnx
+work, pack_source, tutorial = sys.argv[1:]
+for name, want in (("vendor.onnx", 2), ("vendor3.onnx", 3), ("vendor_dynamic.onnx", 2)):
+    path = f"{work}/{name}"
     m = onnx.load(path)
     onnx.checker.check_model(m)
     domains = {i.domain: i.version for i in m.opset_import}
@@ -31,4 +48,29 @@ for path, want in ((sys.argv[1], 2), (sys.argv[2], 3)):
     alpha = [a.f for a in fancy[0].attribute if a.name == "alpha"]
     assert alpha == [0.5], f"{path}: alpha {alpha}"
     print(f"{path}: com.vendor::FancyOp with com.vendor opset {want}: ok")
+
+def dims(value_info):
+    t = value_info.type.tensor_type
+    return t.elem_type, [d.dim_param or d.dim_value for d in t.shape.dim] if t.HasField("shape") else None
+
+m = onnx.load(f"{work}/vendor_dynamic.onnx")
+fancy_out = next(n for n in m.graph.node if n.op_type == "FancyOp").output[0]
+info = {v.name: v for v in m.graph.value_info}
+assert fancy_out in info, f"FancyOp's output {fancy_out} has no value_info"
+want = (onnx.TensorProto.FLOAT, ["batch", 8])
+assert dims(info[fancy_out]) == want, f"FancyOp output: {dims(info[fancy_out])}, want {want}"
+assert dims(m.graph.output[0]) == want, f"graph output: {dims(m.graph.output[0])}, want {want}"
+print(f"vendor_dynamic.onnx: FancyOp output {fancy_out} float[batch, 8] (value_info), graph output float[batch, 8]: ok")
+
+# The tutorial's code cannot rot: each code block introduced by "`path`:" appears verbatim in that
+# file, and the pack's block is the whole of vendor_pack.cpp (after its leading comment).
+root = os.path.dirname(os.path.dirname(os.path.abspath(tutorial)))
+blocks = re.findall(r"^`([\w/.]+)`:\n\n```\w+\n(.*?)^```", open(tutorial).read(), re.S | re.M)
+assert blocks, "docs/writing-an-op-pack.md has no code blocks to check"
+for file, block in blocks:
+    assert block in open(os.path.join(root, file)).read(), f"docs/writing-an-op-pack.md: the block from {file} is not in {file}"
+pack_code = open(pack_source).read()
+assert ("samples/vendor_op_pack/pack/vendor_pack.cpp", pack_code[pack_code.index("#include"):]) in blocks, \
+    "docs/writing-an-op-pack.md does not show the whole of vendor_pack.cpp"
+print(f"docs/writing-an-op-pack.md: {len(blocks)} code blocks match the files CI builds: ok")
 PY

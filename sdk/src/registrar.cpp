@@ -19,4 +19,9 @@ void Registrar::declare_domain(const std::string& domain, int version) {
   domains_.push_back(DomainDecl{domain, version});
 }
 
+void Registrar::add_schema(CustomOpSchema schema) {
+  schema.validate();
+  schemas_.push_back(std::move(schema));
+}
+
 }  // namespace onnxport

@@ -1,8 +1,8 @@
 """Rows for the torchvision pack: torchvision's custom ops (torchvision::nms, roi_align,
-roi_pool, ps_roi_align, ps_roi_pool). Importing torchvision registers the ops for tracing in Python; the
+roi_pool, ps_roi_align, ps_roi_pool, deform_conv2d). Importing torchvision registers the ops for tracing in Python; the
 export process loads torchvision's kernel library itself (see export_cases.cpp)."""
 import torchvision
-from torchvision.ops import nms, ps_roi_align, ps_roi_pool, roi_align, roi_pool
+from torchvision.ops import DeformConv2d, nms, ps_roi_align, ps_roi_pool, roi_align, roi_pool
 
 from op_cases import *
 
@@ -82,3 +82,48 @@ case("tv_ps_roi_pool", ["torchvision::ps_roi_pool"], [f32(2, 12, 9, 10), rois(6,
      lambda x, r: ps_roi_pool(x, r, (2, 3), 1.0), since=11, fails={9: "supported from opset 11"})
 case("tv_ps_roi_pool_scaled", ["torchvision::ps_roi_pool"], [f32(1, 8, 9, 10), rois(5, 1, 9, 10, 0.3)],
      lambda x, r: ps_roi_pool(x, r, 2, 0.3), since=11, dynamic={0: [2, 3], 1: [0]})
+
+# ---- deform_conv2d: GridSample (opset 16) samples every kernel tap at its offset position, a 1x1
+# (grouped) Conv applies the weight. Offsets of up to +-3 px send samples across the border.
+
+def out_size(size, kernel, stride=1, padding=0, dilation=1):
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def offsets(n, offset_groups, kh, kw, ho, wo, reach=3.0):
+    return f32(n, 2 * offset_groups * kh * kw, ho, wo, low=-reach, high=reach)
+
+
+def masks(n, offset_groups, kh, kw, ho, wo):
+    return f32(n, offset_groups * kh * kw, ho, wo, low=0.0, high=1.0)
+
+
+def deform(in_channels, out_channels, kernel, with_mask, **kw):
+    """A DeformConv2d module; forward(x, offset[, mask])."""
+    def build():
+        conv = DeformConv2d(in_channels, out_channels, kernel, **kw)
+        return With((lambda self, x, o, m: self.conv(x, o, m)) if with_mask else
+                    (lambda self, x, o: self.conv(x, o)), conv=conv)
+    return build
+
+
+DEFORM_FAILS = {13: "supported from opset 16"}
+HO, WO = out_size(7, 3, padding=1), out_size(8, 3, padding=1)
+case("tv_deform_conv2d", ["torchvision::deform_conv2d"], [f32(2, 4, 7, 8), offsets(2, 1, 3, 3, HO, WO)],
+     module=deform(4, 6, 3, False, padding=1), since=16, fails=DEFORM_FAILS)
+case("tv_deform_conv2d_mask_offset_groups", ["torchvision::deform_conv2d"],
+     [f32(2, 4, 7, 8), offsets(2, 2, 3, 3, HO, WO), masks(2, 2, 3, 3, HO, WO)],
+     module=deform(4, 5, 3, True, padding=1), since=16)
+HO2, WO2 = out_size(9, 3, stride=2), out_size(8, 3, stride=2)
+case("tv_deform_conv2d_groups_stride", ["torchvision::deform_conv2d"],
+     [f32(1, 6, 9, 8), offsets(1, 2, 3, 3, HO2, WO2), masks(1, 2, 3, 3, HO2, WO2)],
+     module=deform(6, 4, 3, True, stride=2, groups=2, bias=False), since=16)
+case("tv_deform_conv2d_groups_one_offset_group", ["torchvision::deform_conv2d"],
+     [f32(2, 4, 6, 6), offsets(2, 1, 2, 2, 5, 5)], module=deform(4, 6, 2, False, groups=2), since=16)
+HO3, WO3 = out_size(8, 3, padding=2, dilation=2), out_size(9, 2, padding=1, dilation=2)
+case("tv_deform_conv2d_dilation_padding", ["torchvision::deform_conv2d"],
+     [f32(1, 3, 8, 9), offsets(1, 1, 3, 2, HO3, WO3), masks(1, 1, 3, 2, HO3, WO3)],
+     module=deform(3, 4, (3, 2), True, padding=(2, 1), dilation=2), since=16)
+case("tv_deform_conv2d_dynamic", ["torchvision::deform_conv2d"],
+     [f32(2, 4, 7, 8), offsets(2, 2, 3, 3, HO, WO), masks(2, 2, 3, 3, HO, WO)],
+     module=deform(4, 3, 3, True, padding=1), since=16, dynamic={0: [0, 2, 3], 1: [0, 2, 3], 2: [0, 2, 3]})

@@ -8,6 +8,7 @@
 
 #include "onnxport/args.h"
 #include "onnxport/graph.h"
+#include "onnxport/schema.h"
 #include "onnxport/torch_node.h"
 
 namespace onnxport {
@@ -39,10 +40,14 @@ class Registrar {
     add_symbolic(torch_op, since_opset, wrap(std::forward<F>(fn)), true);
   }
   void declare_domain(const std::string& domain, int version);
+  // Optional: the ONNX schema of a custom-domain op the pack emits (see schema.h). The domain
+  // must be declared by this pack. Validated here: a malformed schema fails the pack's load.
+  void add_schema(CustomOpSchema schema);
 
   void add_symbolic(const std::string& torch_op, int since_opset, Symbolic fn, bool is_override);
   const std::vector<Registration>& registrations() const { return registrations_; }
   const std::vector<DomainDecl>& domains() const { return domains_; }
+  const std::vector<CustomOpSchema>& schemas() const { return schemas_; }
 
  private:
   template <class F>
@@ -58,6 +63,7 @@ class Registrar {
   }
   std::vector<Registration> registrations_;
   std::vector<DomainDecl> domains_;
+  std::vector<CustomOpSchema> schemas_;
 };
 
 }  // namespace onnxport

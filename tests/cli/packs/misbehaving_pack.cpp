@@ -29,6 +29,11 @@ Value* schema_violation(Graph& g, const TorchNode&, const Args& a) {
 Value* bad_suffix(Graph& g, const TorchNode&, const Args& a) {
   return g.op("LeakyRelu", {a.tensor(0)}, {{"alpha_i", 0.5}});
 }
+
+Value* violates_own_schema(Graph& g, const TorchNode&, const Args& a) {
+  // The pack's own schema for com.misbehaving::Amplify has "factor", not "gain".
+  return g.op("com.misbehaving::Amplify", {a.tensor(0)}, {{"gain_f", 2.0}});
+}
 }  // namespace
 
 ONNXPORT_OP_PACK(misbehaving, "0.0.1") {
@@ -37,4 +42,12 @@ ONNXPORT_OP_PACK(misbehaving, "0.0.1") {
   r.add_override("aten::neg", 9, undeclared_domain);
   r.add_override("aten::exp", 9, schema_violation);
   r.add_override("aten::leaky_relu", 9, bad_suffix);
+  r.declare_domain("com.misbehaving", 1);
+  r.add_schema(onnxport::CustomOpSchema("com.misbehaving", "Amplify", 1)
+                   .input("X", "T")
+                   .output("Y", "T")
+                   .type_constraint("T", {onnxport::DType::Float})
+                   .attribute("factor", onnxport::AttrType::Float, 1.0)
+                   .output_like_input(0, 0));
+  r.add_override("aten::abs", 9, violates_own_schema);
 }

@@ -17,6 +17,7 @@ struct PackStatus {
   std::string abi_tag;
   std::vector<DomainDecl> domains;
   size_t op_count = 0;
+  std::vector<std::string> schemas;  // keys of the ONNX schemas it declares ("com.vendor::FancyOp (since version 2)")
   std::string error;         // why it failed: names the file, and got/expected where relevant
   const char* state_name() const;  // "loaded", "failed"
 };

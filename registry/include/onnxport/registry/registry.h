@@ -48,9 +48,19 @@ class Registry {
   };
   const std::map<std::string, DomainEntry>& domains() const { return domains_; }
 
+  // ONNX schemas packs declared for their custom-domain ops, keyed by CustomOpSchema::key().
+  // A schema's domain must be declared by the same pack; two packs declaring one key is a
+  // RegistryError naming both.
+  struct SchemaEntry {
+    CustomOpSchema schema;
+    PackRef pack;
+  };
+  const std::map<std::string, SchemaEntry>& schemas() const { return schemas_; }
+
  private:
   std::map<std::string, std::map<int, RegistryEntry>> table_;
   std::map<std::string, DomainEntry> domains_;
+  std::map<std::string, SchemaEntry> schemas_;
 };
 
 }  // namespace onnxport
