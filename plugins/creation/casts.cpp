@@ -51,6 +51,9 @@ Value* is_signed(Graph& g, const TorchNode& n, const Args& a) {
   return g.constant(Tensor::scalar_bool(!unsigned_type));
 }
 
+// is_pinned(self, device=None): an exported graph's tensors are never in page-locked host memory.
+Value* is_pinned(Graph& g, const TorchNode&, const Args&) { return g.constant(Tensor::scalar_bool(false)); }
+
 // aten::item(self): the one element as a TorchScript number (a 0-d tensor).
 Value* item(Graph& g, const TorchNode&, const Args& a) { return to_scalar(g, a.tensor(0)); }
 
@@ -82,6 +85,7 @@ void add_casts(Registrar& r) {
   r.add("aten::is_floating_point", 9, is_floating_point);
   r.add("aten::is_complex", 9, is_complex);
   r.add("aten::is_signed", 9, is_signed);
+  r.add("aten::is_pinned", 9, is_pinned);
   r.add("aten::item", 9, item);
   r.add("prim::dtype", 9, prim_dtype);
   r.add("prim::device", 9, prim_device);

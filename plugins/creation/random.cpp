@@ -177,9 +177,37 @@ Value* multinomial(Graph& g, const TorchNode& n, const Args& a) {
   return rank == 1 ? squeeze(g, out, {0}) : out;
 }
 
+// aten::_standard_gamma(alpha): ONNX has no gamma sampler, so this draws Gamma(alpha + 1) with
+// the Wilson-Hilferty cube of a normal (mean and variance within about 1% for shape >= 1) and
+// boosts it to Gamma(alpha) by U^(1/alpha). A distributional stand-in, like every random op
+// here: the draws differ from torch's, the distribution matches closely.
+Value* standard_gamma(Graph& g, const TorchNode&, const Args& a) {
+  Value* alpha = a.tensor(0);
+  const DType dtype = dtype_of(alpha);
+  auto scalar = [&](double v) { return scalar_like(g, v, alpha); };
+  Value* shape = g.op("Add", {alpha, scalar(1.0)});
+  Value* z = draw_like(g, "RandomNormal", alpha, dtype, {});
+  Value* u = draw_like(g, "RandomUniform", alpha, dtype, {{"low_f", 1e-12}, {"high_f", 1.0}});
+  Value* ninth = g.op("Div", {scalar(1.0 / 9.0), shape});
+  Value* root = g.op("Add", {g.op("Sub", {scalar(1.0), ninth}), g.op("Mul", {z, g.op("Sqrt", {ninth})})});
+  Value* cube = g.op("Mul", {g.op("Mul", {root, root}), root});
+  Value* boosted = g.op("Mul", {shape, g.op("Relu", {cube})});
+  Value* shrink = g.op("Pow", {u, g.op("Div", {scalar(1.0), alpha})});
+  return g.op("Mul", {boosted, shrink});
+}
+
+// aten::_sample_dirichlet(alpha): gamma draws normalised along the last dim.
+Value* sample_dirichlet(Graph& g, const TorchNode& n, const Args& a) {
+  Value* gamma = standard_gamma(g, n, a);
+  const int64_t last = rank_of(a.tensor(0), n.kind) - 1;
+  return g.op("Div", {gamma, reduce(g, "ReduceSum", gamma, {last}, true)});
+}
+
 }  // namespace
 
 void add_random(Registrar& r) {
+  r.add("aten::_standard_gamma", 9, standard_gamma);
+  r.add("aten::_sample_dirichlet", 9, sample_dirichlet);
   r.add("aten::rand", 9, sample("RandomUniform"));
   r.add("aten::randn", 9, sample("RandomNormal"));
   r.add("aten::rand_like", 9, sample_like("RandomUniform"));

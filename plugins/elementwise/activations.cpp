@@ -195,7 +195,7 @@ void add_activations(Registrar& r) {
   r.add("aten::softplus", 9, softplus);
   r.add("aten::softsign", 9, unary("Softsign"));
   r.add("aten::gelu", 9, gelu);
-  r.add("aten::prelu", 9, prelu);
+  r.add("aten::prelu", 8, prelu);  // PRelu-7 (float types) already has the same semantics
 }
 
 }  // namespace onnxport::elementwise

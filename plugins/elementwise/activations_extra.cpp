@@ -1,6 +1,7 @@
 // Piecewise activations (shrinkage, threshold), log_sigmoid, rrelu and glu, built from
 // comparisons and Where: ONNX's Shrink/ThresholdedRelu do not match PyTorch's boundaries.
-// (F.tanhshrink has no aten op in torch 1.13: it is traced as aten::tanh and aten::sub.)
+// (F.tanhshrink has no aten op in torch 1.13: it is traced as aten::tanh and aten::sub; the
+// aten::tanhshrink mapping is for graphs that name it, as torch.onnx 1.13 registers it.)
 #include "elementwise.h"
 #include "onnxport/helpers.h"
 
@@ -25,6 +26,12 @@ Value* softshrink(Graph& g, const TorchNode&, const Args& a) {
   Value* minus_l = scalar_like(g, -number_or(a, 1, 0.5), x);
   Value* below = g.op("Where", {g.op("Less", {x, minus_l}), g.op("Add", {x, l}), scalar_like(g, 0.0, x)});
   return g.op("Where", {g.op("Greater", {x, l}), g.op("Sub", {x, l}), below});
+}
+
+// tanhshrink(x) = x - tanh(x)
+Value* tanhshrink(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = to_float(g, a.tensor(0));
+  return g.op("Sub", {x, g.op("Tanh", {x})});
 }
 
 // log(sigmoid(x)) = -softplus(-x), which stays finite for very negative x.
@@ -67,6 +74,7 @@ Value* glu(Graph& g, const TorchNode& n, const Args& a) {
 void add_activations_extra(Registrar& r) {
   r.add("aten::hardshrink", 9, hardshrink);
   r.add("aten::softshrink", 9, softshrink);
+  r.add("aten::tanhshrink", 9, tanhshrink);
   r.add("aten::log_sigmoid", 9, log_sigmoid);
   add_with_inplace(r, "aten::threshold", 9, threshold);
   add_with_inplace(r, "aten::rrelu", 9, rrelu);

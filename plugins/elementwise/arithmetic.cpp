@@ -59,11 +59,13 @@ Value* floor_divide(Graph& g, const TorchNode& n, const Args& a) {
   return divide(g, a.tensor(0), a.tensor(1), "floor", n.kind);
 }
 
-// Python's %: the result has the sign of the divisor (ONNX Mod with fmod=0 for integers).
+// Python's %: the result has the sign of the divisor, x - floor(x / y) * y (ONNX Mod with fmod=0
+// for integers from opset 10; before, the integer floor division is built from Div).
 Value* remainder(Graph& g, const TorchNode&, const Args& a) {
   std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
-  if (is_int_or_bool(result_type({a.tensor(0), a.tensor(1)}))) return g.op("Mod", xy, {{"fmod_i", 0}});
-  Value* floored = g.op("Floor", {g.op("Div", xy)});
+  const bool integral = is_int_or_bool(result_type({a.tensor(0), a.tensor(1)}));
+  if (integral && g.opset() >= 10) return g.op("Mod", xy, {{"fmod_i", 0}});
+  Value* floored = integral ? floor_div_integral(g, xy[0], xy[1]) : g.op("Floor", {g.op("Div", xy)});
   return g.op("Sub", {xy[0], g.op("Mul", {floored, xy[1]})});
 }
 
@@ -134,7 +136,9 @@ void add_arithmetic(Registrar& r) {
   add_with_inplace(r, "aten::true_divide", 9, div);
   add_with_inplace(r, "aten::floor_divide", 9, floor_divide);
   r.add("aten::floordiv", 9, floor_divide);  // TorchScript int/float `//`
-  add_with_inplace(r, "aten::remainder", 10, remainder);
+  // torch.onnx 1.13 registers this name for floor_divide; libtorch 1.13 has no such op.
+  r.add("aten::_floor_divide", 9, floor_divide);
+  add_with_inplace(r, "aten::remainder", 9, remainder);
   add_with_inplace(r, "aten::fmod", 10, fmod);
   add_with_inplace(r, "aten::pow", 9, pow);
   r.add("aten::rsub", 9, rsub);

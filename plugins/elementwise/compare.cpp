@@ -23,9 +23,12 @@ Symbolic compare_equal_9(bool negate) {
   };
 }
 
-// Less/Greater(OrEqual) take no bool tensors: compare bools as 0/1 integers.
+// Less/Greater(OrEqual) take no bool tensors: compare bools as 0/1 integers. Before opset 9
+// Less/Greater take floats only: compare integers as floats, as torch.onnx's opset 8 does.
 std::vector<Value*> orderable(Graph& g, std::vector<Value*> xy) {
-  if (dtype_of(xy[0]) != DType::Bool) return xy;
+  const DType d = dtype_of(xy[0]);
+  if (g.opset() < 9 && !is_floating(d)) return {cast(g, xy[0], DType::Float), cast(g, xy[1], DType::Float)};
+  if (d != DType::Bool) return xy;
   return {cast(g, xy[0], DType::Int32), cast(g, xy[1], DType::Int32)};
 }
 
@@ -83,7 +86,15 @@ void add_with_inplace_into_self(Registrar& r, const std::string& torch_op, int s
 }
 
 Value* where(Graph& g, const TorchNode& n, const Args& a) {
-  if (a.size() < 3) throw ArgumentError(n.kind + " with only a condition (nonzero) is not supported; use torch.nonzero");
+  if (a.size() < 3) {
+    // where(condition) = nonzero(condition, as_tuple=True): one index tensor per dim.
+    Value* cond = a.tensor(0);
+    const int64_t rank = rank_of(cond, n.kind);
+    Value* indices = g.op("NonZero", {cast(g, cond, DType::Bool)});  // [rank, count]
+    std::vector<Value*> per_dim;
+    for (int64_t d = 0; d < rank; ++d) per_dim.push_back(gather(g, indices, g.constant_int(d), 0));
+    return g.list(per_dim);
+  }
   std::vector<Value*> xy = promote(g, {a.tensor(1), a.tensor(2)});
   return g.op("Where", {cast(g, a.tensor(0), DType::Bool), xy[0], xy[1]});
 }
@@ -101,8 +112,8 @@ void add_compare(Registrar& r) {
   add_with_inplace_into_self(r, "aten::ne", 9, compare_equal_9(true));
   add_with_inplace_into_self(r, "aten::eq", 11, compare("Equal", false));
   add_with_inplace_into_self(r, "aten::ne", 11, compare("Equal", true));
-  add_with_inplace_into_self(r, "aten::lt", 9, compare("Less", false));
-  add_with_inplace_into_self(r, "aten::gt", 9, compare("Greater", false));
+  add_with_inplace_into_self(r, "aten::lt", 8, compare("Less", false));
+  add_with_inplace_into_self(r, "aten::gt", 8, compare("Greater", false));
   add_with_inplace_into_self(r, "aten::le", 9, compare("Greater", true));
   add_with_inplace_into_self(r, "aten::ge", 9, compare("Less", true));
   add_with_inplace_into_self(r, "aten::le", 12, compare("LessOrEqual", false));

@@ -33,12 +33,24 @@ Value* addmm(Graph& g, const TorchNode&, const Args& a) {
 
 Value* matmul(Graph& g, const TorchNode&, const Args& a) { return g.op("MatMul", {a.tensor(0), a.tensor(1)}); }
 
+// MatMul and Gemm take integer tensors from opset 9 (floats only in MatMul-1/Gemm-7): at opset 8,
+// integer products are computed in float and cast back, as torch.onnx's opset 8 does.
+Symbolic float_before_9(Value* (*fn)(Graph&, const TorchNode&, const Args&), std::vector<size_t> tensors) {
+  return [fn, tensors](Graph& g, const TorchNode& n, const Args& a) {
+    const DType d = dtype_of(a.tensor(tensors.back()));
+    if (g.opset() >= 9 || is_floating(d)) return std::vector<Value*>{fn(g, n, a)};
+    std::vector<Value*> values = a.all();
+    for (size_t i : tensors) values[i] = cast(g, a.tensor(i), DType::Float);
+    return std::vector<Value*>{cast(g, fn(g, n, Args(values, n)), d)};
+  };
+}
+
 }  // namespace
 
 void add_linear(Registrar& r) {
   r.add("aten::linear", 9, linear);
-  r.add("aten::addmm", 9, addmm);
-  for (const char* op : {"aten::matmul", "aten::mm", "aten::bmm"}) r.add(op, 9, matmul);
+  r.add("aten::addmm", 8, float_before_9(addmm, {0, 1, 2}));
+  for (const char* op : {"aten::matmul", "aten::mm", "aten::bmm"}) r.add(op, 8, float_before_9(matmul, {0, 1}));
 }
 
 }  // namespace onnxport::nn

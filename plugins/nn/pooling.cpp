@@ -3,6 +3,8 @@
 // size is computed here and reached with extra end padding and ceil_mode=0 (this also covers
 // opset 9, which has no ceil_mode). count_include_pad pads explicitly with zeros, so that the
 // ceil-mode overhang is never counted, as in PyTorch.
+#include <algorithm>
+
 #include "nn.h"
 #include "onnxport/helpers.h"
 
@@ -271,6 +273,28 @@ Symbolic max_unpool(size_t nd) {
   };
 }
 
+// get_pool_ceil_padding(input, kernel_size, stride, padding) -> int[]: no libtorch op, but a name
+// torch.onnx 1.13 registers for its pooling helper. The extra end padding per spatial dim that
+// makes a floor-mode pooling produce PyTorch's ceil_mode output size, capped at kernel - 1.
+Value* get_pool_ceil_padding(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const std::vector<int64_t> k = a.is(1), p = a.is(3);
+  const std::vector<int64_t> s = a.is_none(2) || a.is(2).empty() ? k : a.is(2);
+  const auto shape = static_shape(x);
+  if (!shape || shape->size() < p.size() || k.size() != p.size() || s.size() != p.size())
+    throw ArgumentError(n.kind + ": needs one kernel size, stride and padding per spatial dim and the input's static "
+                        "sizes, got " + x->describe());
+  std::vector<int64_t> extra;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const int64_t in = (*shape)[shape->size() - p.size() + i];
+    const int64_t out = torch_pool_out(in, k[i], s[i], p[i], 1, true);
+    int64_t e = s[i] == 1 ? 0 : k[i] - (in + 2 * p[i] - ((out - 1) * s[i] + 1));
+    if (e + 2 * p[i] >= k[i]) e = std::min(e, k[i] - 1);
+    extra.push_back(e);
+  }
+  return g.constant_ints(extra);
+}
+
 }  // namespace
 
 void add_pooling(Registrar& r) {
@@ -284,6 +308,7 @@ void add_pooling(Registrar& r) {
     r.add("aten::adaptive_max_pool" + suffix, 9, adaptive_max_pool(nd));
     if (nd >= 2) r.add("aten::max_unpool" + suffix, 9, max_unpool(nd));
   }
+  r.add("aten::get_pool_ceil_padding", 9, get_pool_ceil_padding);
 }
 
 }  // namespace onnxport::nn

@@ -111,6 +111,14 @@ Value* resize_before_11(Graph& g, const TorchNode& n, Value* x, Interp mode, con
         if (s < 1.0)
           throw ArgumentError(n.kind + ": downsampling (scale " + std::to_string(s) +
                               " < 1) needs opset 10 or later: opset 9's Upsample only enlarges");
+  if (g.opset() < 9) {  // Upsample-7: the scales are an attribute
+    const Tensor* c = scales->maybe_tensor();
+    if (!c)
+      throw ArgumentError(n.kind + ": at opset 8 the output size must be static (Upsample-7 takes constant scales); "
+                          "export at opset 9 or later");
+    std::vector<double> s = c->as_doubles();
+    return g.op("Upsample", {x}, {{"mode_s", "nearest"}, {"scales_f", s}});
+  }
   const std::string op = g.opset() >= 10 ? "Resize" : "Upsample";
   return g.op(op, {x, scales}, {{"mode_s", "nearest"}});
 }
@@ -227,14 +235,14 @@ Value* grid_sampler(Graph& g, const TorchNode& n, const Args& a) {
 void add_upsample(Registrar& r) {
   const char* dims[] = {"1d", "2d", "3d"};
   for (size_t nd = 1; nd <= 3; ++nd) {
-    r.add(std::string("aten::upsample_nearest") + dims[nd - 1], 9, upsample_nearest(nd, Interp::Nearest));
+    r.add(std::string("aten::upsample_nearest") + dims[nd - 1], 8, upsample_nearest(nd, Interp::Nearest));
     r.add(std::string("aten::_upsample_nearest_exact") + dims[nd - 1], 11, upsample_nearest(nd, Interp::NearestExact));
   }
-  r.add("aten::upsample_linear1d", 9, upsample_interp(1, Interp::Linear));
-  r.add("aten::upsample_bilinear2d", 9, upsample_interp(2, Interp::Linear));
-  r.add("aten::upsample_trilinear3d", 9, upsample_interp(3, Interp::Linear));
+  r.add("aten::upsample_linear1d", 8, upsample_interp(1, Interp::Linear));
+  r.add("aten::upsample_bilinear2d", 8, upsample_interp(2, Interp::Linear));
+  r.add("aten::upsample_trilinear3d", 8, upsample_interp(3, Interp::Linear));
   r.add("aten::upsample_bicubic2d", 11, upsample_interp(2, Interp::Cubic));
-  r.add("aten::__interpolate", 9, interpolate);
+  r.add("aten::__interpolate", 8, interpolate);
   r.add("aten::grid_sampler", 16, grid_sampler);
 }
 

@@ -44,14 +44,15 @@ Value* flatten_shape(Graph& g, Value* x, int64_t rank, int64_t start, int64_t en
 }
 
 // ONNX Flatten always makes 2-d, so it only fits flatten(1, -1) and flatten(0, -2);
-// everything else is a Reshape.
+// everything else is a Reshape. Flatten takes every type from opset 9 (floats only before).
 Value* flatten(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const int64_t start = a.is_none(1) ? 0 : a.i(1);
   const int64_t end = a.is_none(2) ? -1 : a.i(2);
   const auto rank = x->rank();
+  const bool flatten_op = g.opset() >= 9 || is_floating(dtype_of(x));
   if (!rank) {
-    if (start == 1 && end == -1) return g.op("Flatten", {x}, {{"axis_i", 1}});
+    if (start == 1 && end == -1 && flatten_op) return g.op("Flatten", {x}, {{"axis_i", 1}});
     if (start == 0 && end == -1) return reshape(g, x, std::vector<int64_t>{-1});
     rank_of(x, n.kind + "(start_dim=" + std::to_string(start) + ", end_dim=" + std::to_string(end) + ")");
   }
@@ -59,8 +60,8 @@ Value* flatten(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t s = normalize_dim(start, *rank), e = normalize_dim(end, *rank);
   if (s > e) throw ArgumentError(n.kind + ": start_dim " + std::to_string(start) + " comes after end_dim " + std::to_string(end));
   if (s == e) return x;
-  if (s == 1 && e == *rank - 1) return g.op("Flatten", {x}, {{"axis_i", 1}});
-  if (s == 0 && e == *rank - 2) return g.op("Flatten", {x}, {{"axis_i", *rank - 1}});
+  if (s == 1 && e == *rank - 1 && flatten_op) return g.op("Flatten", {x}, {{"axis_i", 1}});
+  if (s == 0 && e == *rank - 2 && flatten_op) return g.op("Flatten", {x}, {{"axis_i", *rank - 1}});
   if (s == 0 && e == *rank - 1) return reshape(g, x, std::vector<int64_t>{-1});
   return reshape(g, x, flatten_shape(g, x, *rank, s, e));
 }
@@ -151,7 +152,7 @@ void add_shape(Registrar& r) {
   r.add("aten::reshape", 9, view);
   r.add("aten::view_as", 9, view_as);
   r.add("aten::reshape_as", 9, view_as);
-  r.add("aten::flatten", 9, flatten);
+  r.add("aten::flatten", 8, flatten);
   add_with_inplace(r, "aten::t", 9, t);
   add_with_inplace(r, "aten::transpose", 9, transpose_dims);
   r.add("aten::swapaxes", 9, transpose_dims);
@@ -161,7 +162,7 @@ void add_shape(Registrar& r) {
   add_with_inplace(r, "aten::squeeze", 9, squeeze_dims);
   r.add("aten::expand", 9, expand);
   r.add("aten::expand_as", 9, expand_as);
-  r.add("aten::repeat", 9, repeat);
+  r.add("aten::repeat", 8, repeat);  // Tile-6
   r.add("aten::numel", 9, numel);
 }
 

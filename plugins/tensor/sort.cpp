@@ -1,4 +1,6 @@
 // Sorting and searching: topk, sort, argsort (ONNX TopK), unique (ONNX Unique), bucketize.
+#include <cstdint>
+
 #include "tensor_ops.h"
 
 namespace onnxport::tensor {
@@ -74,15 +76,52 @@ std::vector<Value*> unique_flat(Graph& g, Value* x, bool sorted) {
   return {outs[0], inverse, outs[3]};
 }
 
+// Before opset 11 (no ONNX Unique): sort ascending (TopK of the negated values, in double for
+// non-float types), keep every element greater than its predecessor (NonZero + Gather: Compress
+// has no ONNX type inference), and find each
+// element's index and each value's count by comparing all elements with all values. The values
+// come out sorted also for sorted=False, for which PyTorch promises no order.
+std::vector<Value*> unique_flat_before_11(Graph& g, const TorchNode& n, Value* x) {
+  const DType dtype = dtype_of(x);
+  Value* flat = reshape(g, is_floating(dtype) ? x : cast(g, x, DType::Double), std::vector<int64_t>{-1});
+  Value* k = shape_of(g, flat);
+  if (auto shape = static_shape(x)) {
+    int64_t numel = 1;
+    for (int64_t d : *shape) numel *= d;
+    k = g.constant_ints({numel});
+  }
+  Value* ascending = g.op("Neg", {top_k(g, n, g.op("Neg", {flat}), k, 0, true, true)[0]});
+  Value* rises = g.op("Greater", {slice(g, ascending, {0}, {1}, {INT64_MAX}), slice(g, ascending, {0}, {0}, {-1})});
+  Value* first = g.constant(Tensor(DType::Bool, {1}, {uint8_t{1}}));
+  Value* kept = reshape(g, g.op("NonZero", {concat(g, {first, rises}, 0)}), std::vector<int64_t>{-1});
+  Value* values = gather(g, ascending, kept, 0);
+  Value* column = unsqueeze(g, flat, {1});
+  Value* row = unsqueeze(g, values, {0});
+  Value* below = cast(g, g.op("Less", {row, column}), DType::Int64);  // [element, value]
+  Value* inverse = reshape(g, reduce(g, "ReduceSum", below, {1}, false), shape_of(g, x));
+  Value* equal = g.op("Not", {g.op("Or", {g.op("Less", {row, column}), g.op("Greater", {row, column})})});
+  Value* counts = reduce(g, "ReduceSum", cast(g, equal, DType::Int64), {0}, false);
+  return {cast(g, values, dtype), inverse, counts};
+}
+
 // _unique(x, sorted, return_inverse) -> (values, inverse)
 std::vector<Value*> unique1(Graph& g, const TorchNode&, const Args& a) {
   auto o = unique_flat(g, a.tensor(0), a.is_none(1) || a.b(1));
   return {o[0], o[1]};
 }
 
+std::vector<Value*> unique1_9(Graph& g, const TorchNode& n, const Args& a) {
+  auto o = unique_flat_before_11(g, n, a.tensor(0));
+  return {o[0], o[1]};
+}
+
 // _unique2(x, sorted, return_inverse, return_counts) -> (values, inverse, counts)
 std::vector<Value*> unique2(Graph& g, const TorchNode&, const Args& a) {
   return unique_flat(g, a.tensor(0), a.is_none(1) || a.b(1));
+}
+
+std::vector<Value*> unique2_9(Graph& g, const TorchNode& n, const Args& a) {
+  return unique_flat_before_11(g, n, a.tensor(0));
 }
 
 // unique_dim(x, dim, sorted, return_inverse, return_counts): unique slices along dim.
@@ -114,7 +153,9 @@ void add_sort(Registrar& r) {
   r.add("aten::topk", 9, topk);
   r.add("aten::sort", 9, sort_op);
   r.add("aten::argsort", 9, argsort);
+  r.add("aten::_unique", 9, unique1_9);
   r.add("aten::_unique", 11, unique1);
+  r.add("aten::_unique2", 9, unique2_9);
   r.add("aten::_unique2", 11, unique2);
   r.add("aten::unique_dim", 11, unique_dim);
   r.add("aten::bucketize", 9, bucketize);

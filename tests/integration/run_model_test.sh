@@ -43,13 +43,24 @@ for entry in json.load(open(manifest))["inputs"]:
 EOF
 )
 model=$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["model"])' "$manifest")
+# Tolerances a manifest declares ("rtol"/"atol", e.g. tests/zoo/make_zoo.py's) go first: the
+# ORT_COMPARE_ARGS given on the command line still win.
+mapfile -t tolerance_args < <("$python" - "$manifest" <<'EOF'
+import json, sys
+manifest = json.load(open(sys.argv[1]))
+for key in ("rtol", "atol"):
+    if key in manifest:
+        print(f"--{key}")
+        print(manifest[key])
+EOF
+)
 
 mkdir -p "$work"
 rm -f "$onnx_file"
 step export "$onnxport" export "$fixtures/$model" -o "$onnx_file" --opset "$opset" "${input_args[@]}"
 step "onnxport check" "$onnxport" check "$onnx_file"
 step "onnx.checker" "$python" -c 'import onnx, sys; onnx.checker.check_model(sys.argv[1], full_check=True)' "$onnx_file"
-step "onnxruntime compare" "$node" "$here/ort_compare.js" "$onnx_file" "$manifest" "$@"
+step "onnxruntime compare" "$node" "$here/ort_compare.js" "$onnx_file" "$manifest" "${tolerance_args[@]}" "$@"
 
 if [[ ${ONNXPORT_KEEP_ONNX:-0} != 1 ]]; then
   rm -f "$onnx_file"

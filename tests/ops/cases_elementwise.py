@@ -162,3 +162,22 @@ def rrelu_training_bounds(x):
 
 case("rrelu_training", ["rrelu"], [f32(3, 4, low=-3, high=-0.5)], rrelu_training_bounds)
 case("glu", ["glu"], [f32(4, 4, 6)], lambda x: (F.glu(x), F.glu(x, 1), F.glu(x, 0), F.glu(x, -2)))
+
+# ---- torch.onnx 1.13's lowest opsets: lt/gt/prelu at 8 (Less/Greater-7 take floats only, so
+# integers are compared as floats), remainder at 9 (no Mod before opset 10)
+
+case("lt_gt_opset8", ["lt", "gt"], [grid(3, 4), grid(4)], lambda x, y: (x < y, x > y, x < 0.5), opsets=[8])
+case("lt_gt_int_opset8", ["lt", "gt"], [ints(3, 4, high=3), ints(3, 4, high=3)],
+     lambda i, j: (i < j, i > j, i > 1), opsets=[8])
+case("prelu_opset8", ["prelu"], [f32(2, 3, 4, 5)], module=lambda: nn.PReLU(3, init=0.1), opsets=[8])
+case("remainder_opset9", ["remainder"], [f32(3, 4, low=-6, high=6), nonzero(3, 4)],
+     lambda x, y: (x % y, x % 1.5, x % -2.5), opsets=[9])
+case("remainder_int_opset9", ["remainder"], [ints(3, 4, low=-9, high=9), nonzero_ints(3, 4)],
+     lambda i, j: (i % j, i % 4, i % -3), opsets=[9])
+
+NOT_IN_LIBTORCH = "torch 1.13 has no aten::{} operator ({}), so no loadable graph contains it; registered for " \
+                  "parity with torch.onnx 1.13, which registers the name"
+UNREACHABLE.update({
+    "aten::tanhshrink": NOT_IN_LIBTORCH.format("tanhshrink", "F.tanhshrink is traced as aten::tanh and aten::sub"),
+    "aten::_floor_divide": NOT_IN_LIBTORCH.format("_floor_divide", "x // y is aten::floor_divide"),
+})

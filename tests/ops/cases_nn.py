@@ -303,3 +303,31 @@ case("embedding_renorm_p1", ["embedding_renorm_"], [ints(4, high=8)],
      module=lambda: With(lambda s, i: torch.embedding_renorm_(s.w * 1, i, 1.2, 1.0), **EMB_W))
 case("embedding_renorm_functional", ["embedding_renorm"], [ints(4, high=8)],
      module=lambda: With(lambda s, i: torch.ops.aten.embedding_renorm(s.w, i, 1.0, 2.0), **EMB_W))
+
+# ---- opset 8, torch.onnx 1.13's lowest for these: Upsample-7 takes the scales as an attribute;
+# MatMul-1/Gemm-7 take floats only, so integer products are computed in float
+
+case("upsample_nearest_opset8", ["upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d"],
+     [f32(2, 3, 5), f32(1, 2, 3, 4), f32(1, 2, 2, 3, 3)],
+     lambda x, y, z: (F.interpolate(x, scale_factor=3), F.interpolate(y, size=(6, 12)),
+                      F.interpolate(y, scale_factor=(1.5, 2.5)), F.interpolate(z, scale_factor=2)),
+     opsets=[8])
+case("interpolate_nearest_opset8", ["__interpolate"], [f32(1, 2, 3, 4)], ir=INTERPOLATE_SCALE_IR, opsets=[8])
+case("upsample_bilinear2d_opset8", ["upsample_bilinear2d"], [f32(1, 2, 3, 4)],
+     lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), opsets=[], fails={8: NEEDS_11})
+case("matmul_opset8", ["mm", "bmm", "matmul"], [f32(3, 4), f32(4, 5), f32(2, 3, 4), f32(2, 4, 5)],
+     lambda a, b, c, d: (torch.mm(a, b), torch.bmm(c, d), torch.matmul(c, b)), opsets=[8])
+case("matmul_int_opset8", ["mm", "bmm", "matmul"],
+     [ints(3, 4, low=-4, high=4), ints(4, 5, low=-4, high=4), ints(2, 3, 4, low=-4, high=4),
+      ints(2, 4, 5, low=-4, high=4)],
+     lambda a, b, c, d: (torch.mm(a, b), torch.bmm(c, d), torch.matmul(c, b)), opsets=[8, 9])
+case("addmm_opset8", ["addmm"], [f32(3, 5), f32(3, 4), f32(4, 5)],
+     lambda s, a, b: (torch.addmm(s, a, b), torch.addmm(s, a, b, beta=0.5, alpha=2)), opsets=[8])
+case("addmm_int_opset8", ["addmm"], [ints(3, 5, low=-4, high=4), ints(3, 4, low=-4, high=4), ints(4, 5, low=-4, high=4)],
+     lambda s, a, b: torch.addmm(s, a, b, beta=2, alpha=3), opsets=[8])
+
+UNREACHABLE.update({
+    "aten::get_pool_ceil_padding": "torch 1.13 has no aten::get_pool_ceil_padding operator (torch.onnx 1.13 "
+                                   "registers its pooling helper under that name), so no loadable graph contains "
+                                   "it; the mapping computes what that helper computes",
+})

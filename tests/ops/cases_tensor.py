@@ -144,6 +144,12 @@ case("unique", ["_unique2"], [grid(3, 4)], lambda x: torch.unique(x, return_inve
      since=11)
 case("unique_int", ["_unique2"], [ints(7, high=4)], lambda x: torch.unique(x), since=11)
 case("_unique", ["_unique"], [grid(3, 4)], lambda x: torch._unique(x, return_inverse=True), since=11)
+# Before opset 11 (no Unique): TopK sort, Compress, comparisons
+case("unique_opset9", ["_unique2"], [grid(3, 4)], lambda x: torch.unique(x, return_inverse=True, return_counts=True),
+     opsets=[9, 10])
+case("unique_int_opset9", ["_unique2"], [ints(2, 7, high=4)],
+     lambda x: torch.unique(x, return_inverse=True, return_counts=True), opsets=[9, 10])
+case("_unique_opset9", ["_unique"], [grid(3, 4)], lambda x: torch._unique(x, return_inverse=True), opsets=[9, 10])
 case("unique_dim", ["unique_dim"], [grid(5, 2, low=0, high=1)],
      lambda x: torch.unique(x, dim=0, return_inverse=True, return_counts=True), since=11)
 case("bucketize", ["bucketize"], [grid(3, 4)], lambda x: torch.bucketize(x, torch.tensor([-1.0, 0.0, 1.5])))
@@ -226,3 +232,11 @@ case("_index_put_impl_", ["_index_put_impl_"], [f32(3, 4), bools(3, 4), f32()], 
   %indices : Tensor?[] = prim::ListConstruct(%m)
   %y : Tensor = aten::_index_put_impl_(%x, %indices, %v, %false, %false)
   return (%y)""")
+
+# ---- opset 8, torch.onnx 1.13's lowest for flatten and repeat (Flatten-1 takes floats only)
+
+case("flatten_opset8", ["flatten"], [f32(2, 3, 4, 5), ints(2, 3, 4)],
+     lambda x, i: (torch.flatten(x, 1), torch.flatten(x, 0, 2), torch.flatten(x, 1, 2), torch.flatten(i, 1),
+                   torch.flatten(i, 0, 1), torch.flatten(i)), opsets=[8])
+case("repeat_opset8", ["repeat"], [f32(2, 3), ints(3)], lambda x, i: (x.repeat(2, 1, 3), x.repeat(3, 2), i.repeat(2)),
+     opsets=[8])
