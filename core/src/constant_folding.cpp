@@ -147,6 +147,17 @@ const std::unordered_map<std::string, Folder>& folders() {
        }},
       {"Sqrt", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::sqrt(in[0])); }},
       {"Neg", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::neg(in[0])); }},
+      // Comparisons and logic, so that flags computed from constant sizes decide branches.
+      {"Equal", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::eq(in[0], in[1])); }},
+      {"Less", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::lt(in[0], in[1])); }},
+      {"Greater", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::gt(in[0], in[1])); }},
+      {"LessOrEqual", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::le(in[0], in[1])); }},
+      {"GreaterOrEqual", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::ge(in[0], in[1])); }},
+      {"Max", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::maximum(in[0], in[1])); }},
+      {"Min", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::minimum(in[0], in[1])); }},
+      {"Not", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::logical_not(in[0])); }},
+      {"And", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::logical_and(in[0], in[1])); }},
+      {"Or", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::logical_or(in[0], in[1])); }},
       {"Shape",
        [](auto&, auto& in, int) {
          return std::optional<at::Tensor>(at::tensor(in[0].sizes().vec(), at::TensorOptions().dtype(at::kLong)));
@@ -163,6 +174,18 @@ Tensor owned_tensor(const at::Tensor& t) {
 }
 
 }  // namespace
+
+std::optional<Tensor> fold_node(const onnx::NodeProto& node, const std::vector<Tensor>& inputs, int opset) {
+  auto folder = node.domain().empty() ? folders().find(node.op_type()) : folders().end();
+  if (folder == folders().end() || node.output_size() > 1) return std::nullopt;
+  std::vector<at::Tensor> in;
+  for (const auto& t : inputs) in.push_back(to_aten(t));
+  try {
+    if (auto r = folder->second(node, in, opset)) return owned_tensor(*r);
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
 
 FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant) {
   FoldStats stats;
@@ -258,8 +281,10 @@ const Initializer* find_initializer(const OnnxModel& m, const std::string& name)
 
 size_t fuse_conv_batchnorm(OnnxModel& model) {
   std::unordered_map<std::string, int> uses;
-  for (const auto& n : model.nodes)
+  for (const auto& n : model.nodes) {
     for (const auto& in : n.proto.input()) ++uses[in];
+    for (const auto& in : captured_names(n.proto)) ++uses[in];
+  }
   for (const auto& out : model.outputs) ++uses[out.name];
   std::unordered_map<std::string, size_t> producer;
   for (size_t i = 0; i < model.nodes.size(); ++i)

@@ -1,4 +1,4 @@
-#include "convert.h"
+#include "converter.h"
 
 #include <map>
 #include <set>
@@ -21,6 +21,8 @@ void visit_nodes(const torch::jit::Block* block, const std::function<void(const 
     for (const auto* b : n->blocks()) visit_nodes(b, fn);
   }
 }
+
+}  // namespace
 
 // Maps TorchScript constants (and the parameters freezing turned into constants) to Values.
 class ConstantMapper {
@@ -71,6 +73,8 @@ class ConstantMapper {
   std::map<std::string, Value*> by_name_;
 };
 
+namespace {
+
 TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
   TorchNode view;
   view.kind = kind_of(n);
@@ -87,6 +91,8 @@ TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
     view.output_is_scalar.push_back(k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType ||
                                     k == c10::TypeKind::BoolType);
   }
+  for (const auto& name : n->attributeNames())
+    if (n->kindOf(name) == torch::jit::AttributeKind::i) view.int_attributes[name.toUnqualString()] = n->i(name);
   view.module_path = module_path_of(n);
   view.source_location = source_of(n);
   return view;
@@ -150,7 +156,19 @@ void apply_dynamic_axes(TensorType& type, const std::string& name, const ExportO
     if (axis >= 0 && axis < static_cast<int64_t>(type.shape->size())) (*type.shape)[axis] = Dim::named(dim_name);
 }
 
+bool handled_by_core(const torch::jit::Node* n) {
+  const auto k = n->kind();
+  return k == c10::prim::Constant || k == c10::prim::GetAttr || k == c10::prim::If || k == c10::prim::Loop ||
+         k == c10::prim::Uninitialized;
+}
+
 }  // namespace
+
+const std::vector<std::pair<std::string, int>>& core_builtin_ops() {
+  static const std::vector<std::pair<std::string, int>> ops = {
+      {"prim::Constant", 1}, {"prim::GetAttr", 1}, {"prim::If", 9}, {"prim::Loop", 9}, {"prim::Uninitialized", 1}};
+  return ops;
+}
 
 void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx) {
   struct Missing {
@@ -160,7 +178,7 @@ void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx) {
   std::map<std::string, Missing> missing;
   const int opset = ctx.options.opset_version;
   visit_nodes(graph.block(), [&](const torch::jit::Node* n) {
-    if (is_constant_node(n) || n->kind() == c10::prim::GetAttr) return;
+    if (handled_by_core(n)) return;
     const std::string kind = kind_of(n);
     const bool mapped = ctx.registry.lookup(kind, opset) != nullptr;
     if (mapped || falls_back(ctx.options, kind, mapped)) return;
@@ -193,99 +211,54 @@ void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx) {
   throw UnsupportedOpError(os.str(), ec);
 }
 
-ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder,
-                           OnnxModel& model) {
-  ConvertStats stats;
-  const torch::jit::Graph& graph = *prepared.graph;
-  const ExportOptions& o = ctx.options;
-  const bool static_dims = o.dynamic_axes.empty();
-  check_coverage(graph, ctx);
+Converter::Converter(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder, OnnxModel& model)
+    : prepared_(prepared),
+      ctx_(ctx),
+      builder_(builder),
+      model_(model),
+      static_dims_(ctx.options.dynamic_axes.empty() && !prepared.scripted),
+      constants_(std::make_unique<ConstantMapper>(builder, prepared)) {}
 
-  std::unordered_map<const torch::jit::Value*, Value*> env;
-  // Module attributes still read through `self` (prim::GetAttr chains): attribute path and object.
-  std::unordered_map<const torch::jit::Value*, std::pair<std::string, c10::IValue>> attributes;
-  const size_t first_input = prepared.self ? 1 : 0;
-  std::unordered_map<const torch::jit::Value*, std::string> attribute_paths;
-  if (prepared.self) attributes[graph.inputs()[0]] = {"", prepared.self->_ivalue()};
+Converter::~Converter() = default;
+
+ErrorContext Converter::error_context(const torch::jit::Node* n) const {
+  std::string path = module_path_of(n);
+  if (path.empty()) path = module_path_from_params(n, prepared_, attribute_paths_);
+  return ErrorContext{ctx_.model_file, kind_of(n), {}, path, source_of(n), {}};
+}
+
+Value* Converter::lookup(const torch::jit::Value* v) {
+  if (stale_.count(v)) return refresh_view(v);
+  auto it = env_.find(v);
+  if (it == env_.end())
+    throw ExportError("internal: value '" + v->debugName() + "' (made by " + kind_of(v->node()) + ") was not converted");
+  return it->second;
+}
+
+Value* Converter::cast_to(Value* v, DType dtype) {
+  if (dtype == DType::Undefined || v->dtype() == dtype || !v->is_tensor()) return v;
+  Value* out = builder_.op("Cast", {v}, {{"to_i", static_cast<int64_t>(dtype)}});
+  if (v->is_scalar()) static_cast<CoreValue*>(out)->set_scalar(true);
+  return out;
+}
+
+ConvertStats Converter::run() {
+  const torch::jit::Graph& graph = *prepared_.graph;
+  const ExportOptions& o = ctx_.options;
+  check_coverage(graph, ctx_);
+  analyze_aliases(graph.block());
+
+  const size_t first_input = prepared_.self ? 1 : 0;
+  if (prepared_.self) attributes_[graph.inputs()[0]] = {"", prepared_.self->_ivalue()};
   for (size_t i = first_input; i < graph.inputs().size(); ++i) {
     const auto* in = graph.inputs()[i];
     const size_t k = i - first_input;
-    const std::string name = k < ctx.input_names.size() ? ctx.input_names[k] : "input_" + std::to_string(k);
-    if (k >= prepared.example_tensors.size())
+    const std::string name = k < ctx_.input_names.size() ? ctx_.input_names[k] : "input_" + std::to_string(k);
+    if (k >= prepared_.example_tensors.size())
       throw ConfigError("graph input " + std::to_string(k) + " ('" + in->debugName() + "') has no example tensor");
-    env[in] = builder.add_input(name, input_type(prepared.example_tensors[k], name, o));
+    env_[in] = builder_.add_input(name, input_type(prepared_.example_tensors[k], name, o));
   }
-
-  ConstantMapper constants(builder, prepared);
-  for (const auto* n : graph.nodes()) {
-    if (is_constant_node(n)) {
-      auto iv = torch::jit::toIValue(n->output());
-      env[n->output()] = constants.map(*iv);
-      continue;
-    }
-    if (n->kind() == c10::prim::GetAttr && attributes.count(n->input())) {
-      const auto& [owner_path, owner] = attributes.at(n->input());
-      const std::string path = (owner_path.empty() ? "" : owner_path + ".") + n->s(c10::attr::name);
-      c10::IValue value = owner.toObjectRef().getAttr(n->s(c10::attr::name));
-      if (value.isObject()) attributes[n->output()] = {path, value};
-      else env[n->output()] = constants.map_attribute(path, value);
-      attribute_paths[n->output()] = path;
-      continue;
-    }
-    const std::string kind = kind_of(n);
-    const RegistryEntry* entry = ctx.registry.lookup(kind, o.opset_version);
-    const bool fallback = falls_back(o, kind, entry != nullptr);
-    if (!entry && !fallback)
-      throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version),
-                               ErrorContext{ctx.model_file, kind, {}, module_path_of(n), source_of(n), {}});
-    TorchNode view = view_of(n, static_dims);
-    if (view.module_path.empty()) view.module_path = module_path_from_params(n, prepared, attribute_paths);
-    std::vector<Value*> args;
-    for (const auto* in : n->inputs()) {
-      auto it = env.find(in);
-      if (it == env.end()) throw ExportError("internal: input '" + in->debugName() + "' of " + kind + " was not converted");
-      args.push_back(it->second);
-    }
-    const std::string pack_id = fallback ? o.operator_export_type : entry->pack.id;
-    ErrorContext ec{ctx.model_file, kind, fallback ? pack_id : entry->pack.describe(), view.module_path,
-                    view.source_location, {}};
-    builder.set_origin(NodeOrigin{pack_id, fallback ? "" : entry->pack.file, kind, view.module_path,
-                                  view.source_location});
-    std::vector<Value*> outs;
-    try {
-      if (fallback) {
-        const auto* schema = n->maybeSchema();
-        outs = emit_fallback(builder, view, Args(args, view), o, schema ? schema->overload_name() : "");
-        ++stats.fallback_ops[kind];
-      } else {
-        outs = entry->fn(builder, view, Args(args, view));
-      }
-    } catch (Error& e) {
-      e.add_context(ec);
-      throw;
-    } catch (const c10::Error& e) {
-      throw ExportError(std::string("symbolic failed: ") + e.what_without_backtrace(), ec);
-    } catch (const std::exception& e) {
-      ec.hint = "this is a bug in the op pack";
-      throw ExportError(std::string("symbolic threw: ") + e.what(), ec);
-    }
-    if (outs.size() != n->outputs().size()) {
-      ec.hint = "the symbolic must return one value per TorchScript output";
-      throw ExportError("symbolic returned " + std::to_string(outs.size()) + " values for " +
-                            std::to_string(n->outputs().size()) + " outputs",
-                        ec);
-    }
-    for (size_t i = 0; i < outs.size(); ++i) {
-      if (!outs[i]) {
-        ec.hint = "return g.none() for a None output";
-        throw ExportError("symbolic returned a null value for output " + std::to_string(i), ec);
-      }
-      auto* cv = static_cast<CoreValue*>(outs[i]);
-      if (cv->is_tensor() && !cv->is_constant()) fill_missing_type(*cv, view.output_types[i], model);
-      if (view.output_is_scalar[i]) cv->set_scalar(true);
-      env[n->outputs()[i]] = outs[i];
-    }
-  }
+  convert_block(graph.block());
 
   // Graph outputs, flattened (a list output contributes its elements).
   std::vector<Value*> flat;
@@ -295,21 +268,162 @@ ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& 
     else
       flat.push_back(v);
   };
-  for (const auto* out : graph.outputs()) flatten(env.at(out));
-  builder.set_origin(NodeOrigin{});
+  for (const auto* out : graph.outputs()) flatten(lookup(out));
+  builder_.set_origin(NodeOrigin{});
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
+    if (flat[i]->is_sequence())
+      throw ExportError("output " + std::to_string(i) + " is a list whose length is only known at run time",
+                        ErrorContext{ctx_.model_file, {}, {}, {}, {}, "return torch.stack(list) or torch.cat(list) instead"});
     const std::string name = i < o.output_names.size() ? o.output_names[i] : "output_" + std::to_string(i);
-    builder.name_output(flat[i], name);
+    builder_.name_output(flat[i], name);
     TensorType type = flat[i]->type();
-    if (auto it = model.value_types.find(name); it != model.value_types.end()) type = from_type_proto(it->second);
+    if (auto it = model_.value_types.find(name); it != model_.value_types.end()) type = from_type_proto(it->second);
+    if (!type.shape && i < graph.outputs().size()) {  // e.g. merged from branches of different shapes
+      TensorType recorded = tensor_type_of(graph.outputs()[i], false);
+      if (recorded.shape) type.shape = recorded.shape;
+    }
     apply_dynamic_axes(type, name, o);
-    model.outputs.push_back(GraphIO{name, type});
+    model_.outputs.push_back(GraphIO{name, type});
   }
   if (o.output_names.size() > flat.size())
     throw ConfigError(std::to_string(o.output_names.size()) + " output names given, the model has " +
                       std::to_string(flat.size()) + " outputs");
-  return stats;
+  return stats_;
+}
+
+void Converter::convert_block(const torch::jit::Block* block) {
+  for (const auto* n : block->nodes()) convert_node(n);
+}
+
+void Converter::convert_node(const torch::jit::Node* n) {
+  if (is_constant_node(n)) {
+    auto iv = torch::jit::toIValue(n->output());
+    env_[n->output()] = constants_->map(*iv);
+    return;
+  }
+  if (n->kind() == c10::prim::GetAttr && attributes_.count(n->input())) {
+    const auto& [owner_path, owner] = attributes_.at(n->input());
+    const std::string path = (owner_path.empty() ? "" : owner_path + ".") + n->s(c10::attr::name);
+    c10::IValue value = owner.toObjectRef().getAttr(n->s(c10::attr::name));
+    if (value.isObject()) attributes_[n->output()] = {path, value};
+    else env_[n->output()] = constants_->map_attribute(path, value);
+    attribute_paths_[n->output()] = path;
+    return;
+  }
+  if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop || n->kind() == c10::prim::Uninitialized)
+    count_core_op(n);
+  if (n->kind() == c10::prim::If) return convert_if(n);
+  if (n->kind() == c10::prim::Loop) return convert_loop(n);
+  if (n->kind() == c10::prim::Uninitialized) {
+    Value* placeholder = builder_.own(CoreValue::make_none_value());
+    uninitialized.insert(placeholder);
+    env_[n->output()] = placeholder;
+    return;
+  }
+  std::vector<Value*> args;
+  for (const auto* in : n->inputs()) args.push_back(lookup(in));
+  if (observed_appends && (n->kind() == c10::aten::append || n->kind() == c10::aten::insert) && args.back()->is_tensor())
+    (*observed_appends)[root_of(n->inputs()[0])] = args.back()->dtype();
+  std::vector<Value*> outs = run_symbolic(n, args);
+  const bool top_level = n->owningBlock() == prepared_.graph->block();
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    env_[n->outputs()[i]] = outs[i];
+    if (top_level && outs[i]->is_tensor() && !outs[i]->name().empty())
+      stats_.value_names.emplace_back(n->outputs()[i], outs[i]->name());
+  }
+  apply_mutations(n, outs, n->outputs().size());
+}
+
+std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std::vector<Value*>& args) {
+  const ExportOptions& o = ctx_.options;
+  const std::string kind = kind_of(n);
+  const RegistryEntry* entry = ctx_.registry.lookup(kind, o.opset_version);
+  const bool fallback = falls_back(o, kind, entry != nullptr);
+  if (!entry && !fallback)
+    throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version), error_context(n));
+  TorchNode view = view_of(n, static_dims_);
+  if (view.module_path.empty()) view.module_path = module_path_from_params(n, prepared_, attribute_paths_);
+  const AliasInfo alias = alias_info_of(n);
+  for (size_t i : alias.written_inputs)
+    if (alias.output_aliases_input != i) view.updated_inputs.push_back(i);
+  const std::string pack_id = fallback ? o.operator_export_type : entry->pack.id;
+  ErrorContext ec{ctx_.model_file, kind, fallback ? pack_id : entry->pack.describe(), view.module_path,
+                  view.source_location, {}};
+  builder_.set_origin(NodeOrigin{pack_id, fallback ? "" : entry->pack.file, kind, view.module_path,
+                                 view.source_location});
+  std::vector<Value*> outs;
+  try {
+    if (fallback) {
+      const auto* schema = n->maybeSchema();
+      outs = emit_fallback(builder_, view, Args(args, view), o, schema ? schema->overload_name() : "");
+      ++stats_.fallback_ops[kind];
+    } else {
+      outs = entry->fn(builder_, view, Args(args, view));
+    }
+  } catch (Error& e) {
+    e.add_context(ec);
+    throw;
+  } catch (const c10::Error& e) {
+    throw ExportError(std::string("symbolic failed: ") + e.what_without_backtrace(), ec);
+  } catch (const std::exception& e) {
+    ec.hint = "this is a bug in the op pack";
+    throw ExportError(std::string("symbolic threw: ") + e.what(), ec);
+  }
+  const size_t want = n->outputs().size() + view.updated_inputs.size();
+  if (outs.size() != want) {
+    ec.hint = view.updated_inputs.empty()
+                  ? "the symbolic must return one value per TorchScript output"
+                  : "the symbolic must return one value per TorchScript output, then the new value of each input it "
+                    "updates in place (TorchNode::updated_inputs)";
+    throw ExportError("symbolic returned " + std::to_string(outs.size()) + " values for " + std::to_string(want) +
+                          (view.updated_inputs.empty() ? " outputs" : " outputs and updated inputs"),
+                      ec);
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i]) {
+      ec.hint = "return g.none() for a None output";
+      throw ExportError("symbolic returned a null value for output " + std::to_string(i), ec);
+    }
+    if (i >= view.output_types.size()) continue;
+    auto* cv = static_cast<CoreValue*>(outs[i]);
+    if (cv->is_tensor() && !cv->is_constant()) fill_missing_type(*cv, view.output_types[i], model_);
+    if (view.output_is_scalar[i]) cv->set_scalar(true);
+  }
+  return outs;
+}
+
+Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node* origin, const std::vector<Value*>& args) {
+  const RegistryEntry* entry = ctx_.registry.lookup(kind, ctx_.options.opset_version);
+  ErrorContext ec = error_context(origin);
+  if (!entry) {
+    ec.hint = "writes through views need " + kind + "; raise --opset or add an op pack that maps it";
+    throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(ctx_.options.opset_version) +
+                                 " (needed to write back through " + kind_of(origin) + ")",
+                             ec);
+  }
+  TorchNode view;
+  view.kind = kind;
+  view.num_inputs = args.size();
+  view.output_types.resize(1);
+  view.output_is_scalar.push_back(false);
+  view.module_path = ec.module_path;
+  view.source_location = ec.source;
+  try {
+    auto outs = entry->fn(builder_, view, Args(args, view));
+    if (outs.size() != 1 || !outs[0]) throw ExportError(kind + " returned " + std::to_string(outs.size()) + " values");
+    return outs[0];
+  } catch (Error& e) {
+    ec.pack = entry->pack.describe();
+    e.add_context(ec);
+    throw;
+  }
+}
+
+ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder,
+                           OnnxModel& model) {
+  Converter converter(prepared, ctx, builder, model);
+  return converter.run();
 }
 
 }  // namespace onnxport::core

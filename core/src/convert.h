@@ -21,8 +21,14 @@ struct ConvertContext {
 // converting anything.
 void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx);
 
+// Ops the converter handles itself (control flow, constants, attributes): name, lowest opset.
+const std::vector<std::pair<std::string, int>>& core_builtin_ops();
+
 struct ConvertStats {
   std::map<std::string, size_t> fallback_ops;  // torch op -> nodes kept as ATen/fallthrough
+  std::map<std::string, size_t> core_ops;      // control flow and placeholders the core converted
+  // Top-level TorchScript tensor values and the ONNX value each became.
+  std::vector<std::pair<const torch::jit::Value*, std::string>> value_names;
 };
 
 ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder,

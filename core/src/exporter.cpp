@@ -12,7 +12,9 @@
 #include <chrono>
 
 #include "constant_folding.h"
+#include "dynamic_check.h"
 #include "convert.h"
+#include "custom_schemas.h"
 #include "fallback.h"
 #include "graph_builder.h"
 #include "npy.h"
@@ -55,6 +57,7 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
   if (options.operator_export_type == "onnx_aten" || options.operator_export_type == "onnx_aten_fallback")
     bo.custom_domains[core::kAtenDomain] = 1;
   for (const auto& [domain, version] : options.custom_opsets) bo.custom_domains[domain] = version;
+  core::register_custom_schemas(registry);  // packs' schemas for their custom-domain ops
   core::GraphBuilder builder(model, bo);
 
   core::ConvertContext ctx{registry, options, model_file,
@@ -66,7 +69,13 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
           core::falls_back(options, kind, registry.lookup(kind, options.opset_version) != nullptr))
         builder.declare_domain(kind.substr(0, kind.find("::")), 1);
     }
-  report.fallback_ops = core::convert_graph(prepared, ctx, builder, model).fallback_ops;
+  const core::ConvertStats stats = core::convert_graph(prepared, ctx, builder, model);
+  report.fallback_ops = stats.fallback_ops;
+  report.core_ops = stats.core_ops;
+  report.mode = prepared.scripted ? "script" : "trace";
+  report.mode_reason = prepared.mode_reason;
+  report.warnings = prepared.warnings;
+  report.dynamic_checks = core::check_dynamic_axes(prepared, ctx.input_names, stats.value_names, model, options, model_file);
   core::eliminate_dead_code(model);
   if (options.do_constant_folding) {
     core::fold_constants(model, options.opset_version, options.export_params);

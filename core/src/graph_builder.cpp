@@ -3,6 +3,8 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "custom_schemas.h"
+#include "constant_folding.h"
 #include "onnxport/errors.h"
 
 namespace onnxport::core {
@@ -86,6 +88,7 @@ void set_attribute(onnx::AttributeProto& p, const ResolvedAttr& a) {
       p.set_type(onnx::AttributeProto::TENSORS);
       for (const auto& t : a.value.as_tensors()) *p.add_tensors() = to_tensor_proto(t, "");
       break;
+    case T::Graph: break;  // built by GraphBuilder::build_subgraph
   }
 }
 
@@ -140,7 +143,9 @@ const std::string& GraphBuilder::materialize(Value* value) {
   TensorType type = type_of_payload(Value::Constant{t});
   std::string name;
   auto pending = pending_initializer_names_.find(v);
-  if (pending != pending_initializer_names_.end() || t.numel() > kMaxInlineConstantElements) {
+  // Constant-1 (opset < 9) holds floating types only: other constants become initializers.
+  const bool constant_op_holds = opset() >= 9 || is_floating(t.dtype());
+  if (pending != pending_initializer_names_.end() || t.numel() > kMaxInlineConstantElements || !constant_op_holds) {
     name = pending != pending_initializer_names_.end() ? pending->second : "const_" + std::to_string(next_constant_++);
     model_.initializers.push_back(Initializer{name, t});
     used_names_.insert(name);
@@ -155,6 +160,7 @@ const std::string& GraphBuilder::materialize(Value* value) {
     attr->set_name("value");
     attr->set_type(onnx::AttributeProto::TENSOR);
     *attr->mutable_t() = to_tensor_proto(t, "");
+    // Always in the outermost graph: a constant first used inside a branch may be used after it.
     model_.nodes.push_back(std::move(node));
     used_names_.insert(name);
   }
@@ -202,15 +208,25 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
   node.proto.set_op_type(op_type);
   if (!domain.empty()) node.proto.set_domain(domain);
   node.proto.set_name(unique_node_name(op_type));
-  for (Value* in : inputs) node.proto.add_input(in == nullptr || in->is_none() ? std::string() : materialize(in));
+  bool has_subgraphs = false;
   for (const Attr& a : attrs) {
     try {
-      set_attribute(*node.proto.add_attribute(), resolve_attr(a));
+      const ResolvedAttr resolved = resolve_attr(a);
+      auto* proto = node.proto.add_attribute();
+      set_attribute(*proto, resolved);
+      if (resolved.type == ResolvedAttr::Type::Graph) {
+        proto->set_type(onnx::AttributeProto::GRAPH);
+        *proto->mutable_g() = build_subgraph(node.proto.name() + "/" + resolved.name, resolved.value.as_graph());
+        has_subgraphs = true;
+      }
     } catch (Error& e) {
       e.add_context(ErrorContext{{}, origin_.torch_op, origin_.pack, origin_.module_path, origin_.source, {}});
       throw;
     }
   }
+  if (domain.empty() && !has_subgraphs && num_outputs == 1)
+    if (Value* folded = fold_small_constants(node, inputs)) return {folded};
+  for (Value* in : inputs) node.proto.add_input(in == nullptr || in->is_none() ? std::string() : materialize(in));
   std::vector<CoreValue*> outs;
   std::vector<Value*> result;
   for (int i = 0; i < num_outputs; ++i) {
@@ -223,37 +239,217 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
   if (domain.empty()) {
     if (model_.opset_imports.count(domain) == 0) model_.opset_imports[domain] = options_.opset;
     verify_schema(node, domain);
-    infer_types(node, outs);
+    if (has_subgraphs) type_control_flow_outputs(node.proto, outs);
+    else infer_types(node, outs);
   } else {
     model_.opset_imports[domain] = options_.custom_domains.at(domain);
+    if (has_custom_schema(domain, op_type)) {  // declared by an op pack: checked like standard ops
+      verify_schema(node, domain);
+      infer_types(node, outs);
+    }
   }
-  model_.nodes.push_back(std::move(node));
+  add_to_current(std::move(node));
   return result;
 }
 
+Value* GraphBuilder::fold_small_constants(const OnnxNode& node, const std::vector<Value*>& inputs) {
+  if (inputs.empty() || node.proto.op_type() == "Constant" || node.proto.op_type() == "Identity") return nullptr;
+  std::vector<Tensor> constants;
+  for (Value* in : inputs) {
+    // Parameters stay initializers (training mode, export_params=false); only small values fold.
+    if (!in || !in->is_constant() || pending_initializer_names_.count(in)) return nullptr;
+    Tensor t = tensor_of_payload(in->constant(), in->describe());
+    if (t.numel() > kMaxInlineConstantElements) return nullptr;
+    constants.push_back(std::move(t));
+  }
+  std::optional<Tensor> folded = fold_node(node.proto, constants, options_.opset);
+  if (!folded) return nullptr;
+  return add_torch_constant(*folded, {});
+}
+
+void GraphBuilder::add_to_current(OnnxNode node) {
+  if (!scopes_.empty())
+    for (const auto& out : node.proto.output()) scopes_.back().produced.insert(out);
+  current_nodes().push_back(std::move(node));
+}
+
+onnx::GraphProto GraphBuilder::build_subgraph(const std::string& name, const Subgraph& subgraph) {
+  if (!subgraph.build) fail_node("sub-graph '" + name + "' has no build function");
+  scopes_.emplace_back();
+  std::vector<Value*> inputs;
+  for (size_t i = 0; i < subgraph.inputs.size(); ++i) {
+    const auto& spec = subgraph.inputs[i];
+    std::string in_name = name + "_input_" + std::to_string(i);
+    while (used_names_.count(in_name)) in_name += "_";
+    used_names_.insert(in_name);
+    CoreValue* v = spec.sequence ? own(CoreValue::make_sequence(in_name, spec.type))
+                                 : own(CoreValue::make_tensor(in_name, spec.type));
+    model_.value_types[in_name] = type_proto_of(*v);
+    onnx::ValueInfoProto vi;
+    vi.set_name(in_name);
+    *vi.mutable_type() = model_.value_types[in_name];
+    scopes_.back().inputs.push_back(std::move(vi));
+    inputs.push_back(v);
+  }
+  std::vector<Value*> outputs;
+  try {
+    outputs = subgraph.build(*this, inputs);
+    // Outputs must be produced inside the sub-graph, once each: outer values, inputs and
+    // constants pass through an Identity.
+    std::unordered_set<std::string> named;
+    for (Value*& out : outputs) {
+      if (!out) fail_node("sub-graph '" + name + "' returned a null output");
+      if (out->is_list()) fail_node("sub-graph '" + name + "' returned a list; return a sequence or its elements");
+      const std::string current = materialize(out);
+      if (scopes_.back().produced.count(current) && named.insert(current).second) continue;
+      if (out->is_sequence() && options_.opset < 14) {
+        // Identity takes sequences from opset 14; before that a sub-graph input passes through.
+        bool is_input = false;
+        for (const auto& in : scopes_.back().inputs) is_input |= in.name() == current;
+        if (is_input && named.insert(current).second) continue;
+        fail_node("sub-graph '" + name + "' returns a sequence it did not build, which needs opset 14 (Identity on sequences)",
+                  "export with --opset 14 or later");
+      }
+      Value* copy = add_node("Identity", {out}, {}, 1)[0];
+      if (out->is_sequence()) static_cast<CoreValue*>(copy)->set_sequence(out->type());
+      model_.value_types[copy->name()] = type_proto_of(*copy);
+      named.insert(copy->name());
+      out = copy;
+    }
+  } catch (...) {
+    scopes_.pop_back();
+    throw;
+  }
+  Scope scope = std::move(scopes_.back());
+  scopes_.pop_back();
+  onnx::GraphProto g;
+  g.set_name(name);
+  for (auto& n : scope.nodes) *g.add_node() = std::move(n.proto);
+  for (auto& in : scope.inputs) *g.add_input() = std::move(in);
+  std::unordered_set<std::string> outputs_named;
+  for (Value* out : outputs) {
+    auto* vi = g.add_output();
+    vi->set_name(out->name());
+    *vi->mutable_type() = type_proto_of(*out);
+    outputs_named.insert(out->name());
+  }
+  for (const auto& n : g.node())
+    for (const auto& out : n.output()) {
+      auto t = model_.value_types.find(out);
+      if (outputs_named.count(out) || t == model_.value_types.end()) continue;
+      if (t->second.has_tensor_type() && t->second.tensor_type().elem_type() == 0) continue;
+      auto* vi = g.add_value_info();
+      vi->set_name(out);
+      *vi->mutable_type() = t->second;
+    }
+  return g;
+}
+
+namespace {
+// The type two control-flow paths agree on: dims that differ become unknown, ranks that
+// differ drop the shape.
+onnx::TypeProto merge_types(const onnx::TypeProto& a, const onnx::TypeProto& b) {
+  if (a.has_sequence_type() || b.has_sequence_type()) return a;
+  onnx::TypeProto out = a;
+  const auto& ta = a.tensor_type();
+  const auto& tb = b.tensor_type();
+  auto* tt = out.mutable_tensor_type();
+  if (ta.elem_type() != tb.elem_type()) tt->set_elem_type(0);
+  if (!ta.has_shape() || !tb.has_shape() || ta.shape().dim_size() != tb.shape().dim_size()) {
+    tt->clear_shape();
+    return out;
+  }
+  for (int i = 0; i < ta.shape().dim_size(); ++i) {
+    const auto& da = ta.shape().dim(i);
+    const auto& db = tb.shape().dim(i);
+    const bool same = (da.has_dim_value() && db.has_dim_value() && da.dim_value() == db.dim_value()) ||
+                      (da.has_dim_param() && db.has_dim_param() && da.dim_param() == db.dim_param());
+    if (!same) tt->mutable_shape()->mutable_dim(i)->Clear();
+  }
+  return out;
+}
+
+// A loop-carried value may change size from one iteration to the next: keep dtype and rank.
+onnx::TypeProto without_dims(onnx::TypeProto t, bool add_leading_dim) {
+  if (!t.has_tensor_type() || !t.tensor_type().has_shape()) return t;
+  auto* shape = t.mutable_tensor_type()->mutable_shape();
+  for (auto& d : *shape->mutable_dim()) d.Clear();
+  if (add_leading_dim) shape->add_dim();
+  return t;
+}
+
+const onnx::GraphProto* graph_attribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute())
+    if (a.name() == name && a.has_g()) return &a.g();
+  return nullptr;
+}
+}  // namespace
+
+void GraphBuilder::type_control_flow_outputs(const onnx::NodeProto& node, const std::vector<CoreValue*>& outputs) {
+  std::vector<onnx::TypeProto> types;
+  if (node.op_type() == "If") {
+    const auto* then_g = graph_attribute(node, "then_branch");
+    const auto* else_g = graph_attribute(node, "else_branch");
+    if (!then_g || !else_g) return;
+    if (then_g->output_size() != else_g->output_size() || then_g->output_size() != static_cast<int>(outputs.size()))
+      fail_node("If: the branches return " + std::to_string(then_g->output_size()) + " and " +
+                std::to_string(else_g->output_size()) + " values for " + std::to_string(outputs.size()) + " outputs");
+    for (int i = 0; i < then_g->output_size(); ++i) {
+      const auto& a = then_g->output(i).type();
+      const auto& b = else_g->output(i).type();
+      if (a.has_sequence_type() != b.has_sequence_type())
+        fail_node("If: output " + std::to_string(i) + " is a sequence in one branch and a tensor in the other");
+      if (options_.opset < 11 && merge_types(a, b).SerializeAsString() != a.SerializeAsString())
+        fail_node("If: output " + std::to_string(i) + " has different shapes in the two branches, which ONNX If "
+                  "allows from opset 11",
+                  "export with --opset 11 or later");
+      types.push_back(merge_types(a, b));
+    }
+  } else if (node.op_type() == "Loop") {
+    const auto* body = graph_attribute(node, "body");
+    if (!body) return;
+    const int carried = body->input_size() - 2;
+    for (int i = 1; i < body->output_size(); ++i) types.push_back(without_dims(body->output(i).type(), i > carried));
+  }
+  for (size_t i = 0; i < outputs.size() && i < types.size(); ++i) {
+    const auto& t = types[i];
+    if (t.has_sequence_type()) outputs[i]->set_sequence(from_type_proto(t.sequence_type().elem_type()));
+    else if (t.tensor_type().elem_type() != 0) outputs[i]->set_type(from_type_proto(t));
+    else continue;
+    model_.value_types[outputs[i]->name()] = t;
+  }
+}
+
 void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain) {
-  const auto* schema = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), options_.opset, domain);
+  const int version = domain.empty() ? options_.opset : options_.custom_domains.at(domain);
+  // "opset 17" / "com.vendor version 2", and the flag that changes it
+  const std::string at = domain.empty() ? "opset " : domain + " version ";
+  const std::string flag = domain.empty() ? "--opset " : "--custom-opset " + domain + "=";
+  const std::string op = domain.empty() ? node.proto.op_type() : domain + "::" + node.proto.op_type();
+  const auto* schema = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), version, domain);
   if (!schema) {
     const auto* latest = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), domain);
-    fail_node("ONNX has no operator '" + node.proto.op_type() + "' at opset " + std::to_string(options_.opset),
-              latest ? "it exists from opset " + std::to_string(latest->since_version()) + "; export with --opset " +
+    fail_node("ONNX has no operator '" + op + "' at " + at + std::to_string(version),
+              latest ? "it exists from " + at + std::to_string(latest->since_version()) + "; export with " + flag +
                            std::to_string(latest->since_version()) + " or later"
                      : "check the op name in the symbolic");
   }
   if (!options_.strict) return;
   if (schema->Deprecated())
-    fail_node("ONNX operator '" + node.proto.op_type() + "' is deprecated at opset " + std::to_string(options_.opset));
+    fail_node("ONNX operator '" + op + "' is deprecated at " + at + std::to_string(version));
   try {
     schema->Verify(node.proto);
   } catch (const std::exception& e) {
-    fail_node("g.op(\"" + node.proto.op_type() + "\") violates the ONNX schema at opset " +
-                  std::to_string(options_.opset) + ": " + e.what(),
+    fail_node("g.op(\"" + op + "\") violates " + (domain.empty() ? "the ONNX schema" : "the schema its op pack declared") +
+                  " at " + at + std::to_string(version) + ": " + e.what(),
               "fix the symbolic's inputs/attributes (strict mode)");
   }
 }
 
 void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& outputs) {
-  const auto* schema = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), options_.opset, "");
+  const std::string& domain = node.proto.domain();
+  const int version = domain.empty() ? options_.opset : options_.custom_domains.at(domain);
+  const auto* schema = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), version, domain);
   if (!schema || !schema->has_type_and_shape_inference_function()) return;
   std::unordered_map<std::string, onnx::TypeProto*> types;
   std::unordered_map<std::string, const onnx::TensorProto*> data;
@@ -274,6 +470,11 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
   }
   for (size_t i = 0; i < outputs.size() && i < ctx.getNumOutputs(); ++i) {
     const onnx::TypeProto* t = ctx.getOutputType(i);
+    if (t && t->has_sequence_type() && t->sequence_type().elem_type().has_tensor_type()) {
+      model_.value_types[outputs[i]->name()] = *t;
+      outputs[i]->set_sequence(from_type_proto(t->sequence_type().elem_type()));
+      continue;
+    }
     if (!t || !t->has_tensor_type() || t->tensor_type().elem_type() == 0) continue;
     model_.value_types[outputs[i]->name()] = *t;
     outputs[i]->set_type(from_type_proto(*t));
@@ -303,6 +504,7 @@ void GraphBuilder::name_output(Value* value, const std::string& name) {
         if (out == current) out = name;
       for (auto& in : *node.proto.mutable_input())
         if (in == current) in = name;
+      rename_captured(node.proto, current, name);
     }
     if (auto it = model_.value_types.find(current); it != model_.value_types.end()) {
       model_.value_types[name] = it->second;
@@ -323,7 +525,7 @@ void GraphBuilder::name_output(Value* value, const std::string& name) {
   node.proto.add_output(name);
   used_names_.insert(name);
   if (auto it = model_.value_types.find(current); it != model_.value_types.end()) model_.value_types[name] = it->second;
-  model_.nodes.push_back(std::move(node));
+  add_to_current(std::move(node));
 }
 
 }  // namespace onnxport::core

@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "onnx_ir.h"
 #include "onnxport/graph.h"
@@ -29,6 +30,9 @@ class GraphBuilder : public Graph {
   void set_origin(NodeOrigin origin) { origin_ = std::move(origin); }
   void declare_domain(const std::string& domain, int version) { options_.custom_domains[domain] = version; }
   const NodeOrigin& origin() const { return origin_; }
+  // Strict schema/inference checking; switched off for dry runs whose result is discarded.
+  bool strict() const { return options_.strict; }
+  void set_strict(bool strict) { options_.strict = strict; }
 
   // Values the driver creates for TorchScript inputs, constants and parameters.
   CoreValue* add_input(const std::string& name, const TensorType& type);
@@ -49,11 +53,23 @@ class GraphBuilder : public Graph {
   Value* make_list(const std::vector<Value*>& items) override;
 
  private:
+  // Nodes go to the innermost open sub-graph, or to the model.
+  std::vector<OnnxNode>& current_nodes() { return scopes_.empty() ? model_.nodes : scopes_.back().nodes; }
+  void add_to_current(OnnxNode node);
+  Value* fold_small_constants(const OnnxNode& node, const std::vector<Value*>& inputs);
+  onnx::GraphProto build_subgraph(const std::string& name, const Subgraph& subgraph);
+  void type_control_flow_outputs(const onnx::NodeProto& node, const std::vector<CoreValue*>& outputs);
   std::string unique_node_name(const std::string& op_type);
   void infer_types(OnnxNode& node, const std::vector<CoreValue*>& outputs);
   void verify_schema(const OnnxNode& node, const std::string& domain);
   [[noreturn]] void fail_node(const std::string& message, const std::string& hint = "");
 
+  struct Scope {
+    std::vector<OnnxNode> nodes;
+    std::vector<onnx::ValueInfoProto> inputs;
+    std::unordered_set<std::string> produced;
+  };
+  std::vector<Scope> scopes_;  // open sub-graphs, innermost last
   OnnxModel& model_;
   BuilderOptions options_;
   NodeOrigin origin_;

@@ -1,5 +1,7 @@
 #include "onnx_io.h"
 
+#include <functional>
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
@@ -28,6 +30,7 @@ void eliminate_dead_code(OnnxModel& model) {
     keep[i] = true;
     for (const auto& in : p.input())
       if (!in.empty()) live.insert(in);
+    for (const auto& in : captured_names(p)) live.insert(in);
   }
   std::vector<OnnxNode> nodes;
   nodes.reserve(model.nodes.size());
@@ -248,13 +251,59 @@ std::string attr_str(const onnx::AttributeProto& a) {
 }
 }  // namespace
 
+namespace {
+void collect_types(const onnx::GraphProto& g, std::map<std::string, std::string>& types) {
+  for (const auto& vi : g.input()) types[vi.name()] = type_str(vi.type());
+  for (const auto& vi : g.output()) types[vi.name()] = type_str(vi.type());
+  for (const auto& vi : g.value_info()) types[vi.name()] = type_str(vi.type());
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute())
+      if (a.has_g()) collect_types(a.g(), types);
+}
+
+// Nodes one per line; a node's sub-graphs (If branches, Loop bodies) follow it, indented.
+void print_nodes(std::ostringstream& os, const onnx::GraphProto& g, const std::string& indent,
+                 const std::function<std::string(const std::string&)>& typed, const OnnxModel* provenance) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    os << indent;
+    for (int k = 0; k < n.output_size(); ++k) os << (k ? ", " : "") << typed(n.output(k));
+    os << " = " << (n.domain().empty() ? "" : n.domain() + "::") << n.op_type();
+    if (n.attribute_size()) {
+      os << "[";
+      for (int k = 0; k < n.attribute_size(); ++k) os << (k ? ", " : "") << attr_str(n.attribute(k));
+      os << "]";
+    }
+    os << "(";
+    for (int k = 0; k < n.input_size(); ++k) os << (k ? ", " : "") << (n.input(k).empty() ? "<none>" : "%" + n.input(k));
+    os << ")";
+    if (provenance && static_cast<size_t>(i) < provenance->nodes.size()) {
+      const auto& o = provenance->nodes[static_cast<size_t>(i)].origin;
+      if (!o.torch_op.empty())
+        os << "  # " << o.torch_op << " [" << o.pack << "]" << (o.module_path.empty() ? "" : " " + o.module_path);
+    } else if (!n.doc_string().empty()) {
+      os << "  # " << n.doc_string();
+    }
+    os << "\n";
+    for (const auto& a : n.attribute()) {
+      if (!a.has_g()) continue;
+      os << indent << "  " << a.name() << " (";
+      for (int k = 0; k < a.g().input_size(); ++k) os << (k ? ", " : "") << typed(a.g().input(k).name());
+      os << "):\n";
+      print_nodes(os, a.g(), indent + "    ", typed, nullptr);
+      os << indent << "    return ";
+      for (int k = 0; k < a.g().output_size(); ++k) os << (k ? ", " : "") << "%" << a.g().output(k).name();
+      os << "\n";
+    }
+  }
+}
+}  // namespace
+
 std::string print_graph(const onnx::ModelProto& m, const OnnxModel* provenance) {
   std::ostringstream os;
   const auto& g = m.graph();
   std::map<std::string, std::string> types;
-  for (const auto& vi : g.input()) types[vi.name()] = type_str(vi.type());
-  for (const auto& vi : g.output()) types[vi.name()] = type_str(vi.type());
-  for (const auto& vi : g.value_info()) types[vi.name()] = type_str(vi.type());
+  collect_types(g, types);
   std::unordered_set<std::string> init_names;
   for (const auto& init : g.initializer()) {
     init_names.insert(init.name());
@@ -276,28 +325,7 @@ std::string print_graph(const onnx::ModelProto& m, const OnnxModel* provenance) 
   os << "  initializers: " << g.initializer_size() << "\n";
   for (const auto& init : g.initializer()) os << "    " << typed(init.name()) << "\n";
   os << "  nodes: " << g.node_size() << "\n";
-  for (int i = 0; i < g.node_size(); ++i) {
-    const auto& n = g.node(i);
-    os << "    ";
-    for (int k = 0; k < n.output_size(); ++k) os << (k ? ", " : "") << typed(n.output(k));
-    os << " = " << (n.domain().empty() ? "" : n.domain() + "::") << n.op_type();
-    if (n.attribute_size()) {
-      os << "[";
-      for (int k = 0; k < n.attribute_size(); ++k) os << (k ? ", " : "") << attr_str(n.attribute(k));
-      os << "]";
-    }
-    os << "(";
-    for (int k = 0; k < n.input_size(); ++k) os << (k ? ", " : "") << (n.input(k).empty() ? "<none>" : "%" + n.input(k));
-    os << ")";
-    if (provenance && static_cast<size_t>(i) < provenance->nodes.size()) {
-      const auto& o = provenance->nodes[static_cast<size_t>(i)].origin;
-      if (!o.torch_op.empty())
-        os << "  # " << o.torch_op << " [" << o.pack << "]" << (o.module_path.empty() ? "" : " " + o.module_path);
-    } else if (!n.doc_string().empty()) {
-      os << "  # " << n.doc_string();
-    }
-    os << "\n";
-  }
+  print_nodes(os, g, "    ", typed, provenance);
   os << "  outputs:\n";
   for (const auto& vi : g.output()) os << "    " << typed(vi.name()) << "\n";
   return os.str();

@@ -1,5 +1,7 @@
 #include "onnx_ir.h"
 
+#include <unordered_set>
+
 #include <cstring>
 
 #include "onnxport/errors.h"
@@ -35,6 +37,64 @@ std::unique_ptr<CoreValue> CoreValue::make_list_value(std::vector<Value*> items)
   v->kind_ = Kind::List;
   v->elements_ = std::move(items);
   return v;
+}
+
+std::unique_ptr<CoreValue> CoreValue::make_sequence(std::string name, TensorType element_type) {
+  auto v = make_tensor(std::move(name), TensorType{});
+  v->set_sequence(std::move(element_type));
+  return v;
+}
+
+onnx::TypeProto sequence_type_proto(const TensorType& element) {
+  onnx::TypeProto out;
+  *out.mutable_sequence_type()->mutable_elem_type() = to_type_proto(element);
+  return out;
+}
+
+onnx::TypeProto type_proto_of(const Value& v) {
+  return v.is_sequence() ? sequence_type_proto(v.type()) : to_type_proto(v.type());
+}
+
+namespace {
+void collect_captured(const onnx::GraphProto& g, std::unordered_set<std::string>& defined,
+                      std::vector<std::string>& out) {
+  for (const auto& in : g.input()) defined.insert(in.name());
+  for (const auto& init : g.initializer()) defined.insert(init.name());
+  for (const auto& n : g.node()) {
+    for (const auto& in : n.input())
+      if (!in.empty() && !defined.count(in)) out.push_back(in);
+    for (const auto& a : n.attribute())
+      if (a.has_g()) collect_captured(a.g(), defined, out);
+    for (const auto& o : n.output()) defined.insert(o);
+  }
+  for (const auto& o : g.output())
+    if (!defined.count(o.name())) out.push_back(o.name());
+}
+
+void rename_in_graph(onnx::GraphProto& g, const std::string& from, const std::string& to) {
+  for (auto& n : *g.mutable_node()) {
+    for (auto& in : *n.mutable_input())
+      if (in == from) in = to;
+    rename_captured(n, from, to);
+  }
+  for (auto& o : *g.mutable_output())
+    if (o.name() == from) o.set_name(to);
+}
+}  // namespace
+
+std::vector<std::string> captured_names(const onnx::NodeProto& node) {
+  std::vector<std::string> out;
+  for (const auto& a : node.attribute()) {
+    if (!a.has_g()) continue;
+    std::unordered_set<std::string> defined;
+    collect_captured(a.g(), defined, out);
+  }
+  return out;
+}
+
+void rename_captured(onnx::NodeProto& node, const std::string& from, const std::string& to) {
+  for (auto& a : *node.mutable_attribute())
+    if (a.has_g()) rename_in_graph(*a.mutable_g(), from, to);
 }
 
 TensorType from_type_proto(const onnx::TypeProto& t) {

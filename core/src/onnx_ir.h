@@ -56,15 +56,29 @@ class CoreValue : public Value {
   static std::unique_ptr<CoreValue> make_constant(Constant payload, TensorType type);
   static std::unique_ptr<CoreValue> make_none_value();
   static std::unique_ptr<CoreValue> make_list_value(std::vector<Value*> items);
+  static std::unique_ptr<CoreValue> make_sequence(std::string name, TensorType element_type);
 
   void set_name(std::string n) { name_ = std::move(n); }
   void set_type(TensorType t) { type_ = std::move(t); }
   void set_scalar(bool s) { scalar_ = s; }
+  void set_sequence(TensorType element_type) {
+    kind_ = Kind::Sequence;
+    type_ = std::move(element_type);
+  }
 };
 
 // TensorType <-> onnx::TypeProto.
 TensorType from_type_proto(const onnx::TypeProto& t);
 onnx::TypeProto to_type_proto(const TensorType& t);
+onnx::TypeProto sequence_type_proto(const TensorType& element);
+// The TypeProto of a tensor or sequence value.
+onnx::TypeProto type_proto_of(const Value& v);
+
+// Names a node's sub-graphs (If branches, Loop bodies, at any depth) read from enclosing
+// graphs: uses of outer values that the node's own input list does not show.
+std::vector<std::string> captured_names(const onnx::NodeProto& node);
+// Renames every use of `from` inside the node's sub-graphs.
+void rename_captured(onnx::NodeProto& node, const std::string& from, const std::string& to);
 // Tensor -> TensorProto (copies the bytes; used for small constants only).
 onnx::TensorProto to_tensor_proto(const Tensor& t, const std::string& name);
 Tensor from_tensor_proto(const onnx::TensorProto& t);

@@ -74,6 +74,22 @@ const char* training_mode_name(TrainingMode m) {
   return "?";
 }
 
+const char* export_mode_name(ExportMode m) {
+  switch (m) {
+    case ExportMode::Trace: return "trace";
+    case ExportMode::Script: return "script";
+    case ExportMode::Auto: return "auto";
+  }
+  return "?";
+}
+
+ExportMode parse_export_mode(const std::string& s) {
+  if (s == "trace") return ExportMode::Trace;
+  if (s == "script") return ExportMode::Script;
+  if (s == "auto") return ExportMode::Auto;
+  throw config_error("mode must be trace, script or auto, got '" + s + "'");
+}
+
 TrainingMode parse_training_mode(const std::string& s) {
   if (s == "eval") return TrainingMode::Eval;
   if (s == "preserve") return TrainingMode::Preserve;
@@ -115,6 +131,8 @@ void load_config_file(const std::string& path, ExportOptions& o) {
       if (key == "export_params") o.export_params = v.get<bool>();
       else if (key == "verbose") o.verbose = v.get<bool>();
       else if (key == "training") o.training = parse_training_mode(v.get<std::string>());
+      else if (key == "mode") o.mode = parse_export_mode(v.get<std::string>());
+      else if (key == "check_dynamic_axes") o.check_dynamic_axes = v.get<bool>();
       else if (key == "input_names") o.input_names = v.get<std::vector<std::string>>();
       else if (key == "output_names") o.output_names = v.get<std::vector<std::string>>();
       else if (key == "operator_export_type") o.operator_export_type = v.get<std::string>();

@@ -7,7 +7,11 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 
+#include <torch/csrc/jit/passes/shape_analysis.h>
+
+#include "export_mode.h"
 #include "onnxport/errors.h"
+#include "quantized_weights.h"
 
 namespace onnxport::core {
 
@@ -106,20 +110,18 @@ std::string source_of(const torch::jit::Node* node) {
   return file + ":" + std::to_string(std::get<1>(*flc));
 }
 
-void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
-  // A copy of the graph that also returns every top-level tensor/number value, run once.
-  auto recorder = graph.copy();
-  std::vector<torch::jit::Value*> originals;
-  auto orig_it = graph.nodes().begin();
-  auto rec_it = recorder->nodes().begin();
+std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(const torch::jit::Graph& graph,
+                                                                               const std::vector<torch::jit::IValue>& inputs) {
+  // A copy of the graph that also returns every top-level tensor value, run once.
+  auto recorder = const_cast<torch::jit::Graph&>(graph).copy();  // copy() is not const, but reads only
+  std::vector<const torch::jit::Value*> originals;
   std::vector<torch::jit::Value*> extra;
-  for (; orig_it != graph.nodes().end(); ++orig_it, ++rec_it) {
+  auto rec_it = recorder->nodes().begin();
+  for (auto orig_it = graph.nodes().begin(); orig_it != graph.nodes().end(); ++orig_it, ++rec_it) {
     for (size_t i = 0; i < orig_it->outputs().size(); ++i) {
-      auto kind = orig_it->outputs()[i]->type()->kind();
-      if (kind == c10::TypeKind::TensorType) {
-        originals.push_back(orig_it->outputs()[i]);
-        extra.push_back(rec_it->outputs()[i]);
-      }
+      if (orig_it->outputs()[i]->type()->kind() != c10::TypeKind::TensorType) continue;
+      originals.push_back(orig_it->outputs()[i]);
+      extra.push_back(rec_it->outputs()[i]);
     }
   }
   // A graph function returns one value: pack the original outputs and the extras in a tuple.
@@ -129,25 +131,64 @@ void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue
   while (!recorder->outputs().empty()) recorder->eraseOutput(0);
   auto* tuple = recorder->insertNode(recorder->createTuple(all));
   recorder->registerOutput(tuple->output());
-  torch::jit::GraphFunction fn("onnxport_record_types", recorder, nullptr);
+  torch::jit::GraphFunction fn("onnxport_run_and_collect", recorder, nullptr);
   torch::jit::Stack stack(inputs.begin(), inputs.end());
   {
     torch::NoGradGuard no_grad;
     fn.run(stack);
   }
-  // Multiple outputs come back as one tuple.
   std::vector<c10::IValue> outs;
   if (stack.size() == 1 && stack[0].isTuple()) {
     for (const auto& e : stack[0].toTupleRef().elements()) outs.push_back(e);
   } else {
     outs.assign(stack.begin(), stack.end());
   }
-  for (size_t i = 0; i < originals.size() && base_outputs + i < outs.size(); ++i) {
-    const auto& iv = outs[base_outputs + i];
-    if (iv.isTensor()) originals[i]->setType(c10::TensorType::create(iv.toTensor()));
-  }
+  std::vector<std::pair<const torch::jit::Value*, at::Tensor>> result;
   for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i)
-    if (inputs[i].isTensor()) graph.inputs()[i]->setType(c10::TensorType::create(inputs[i].toTensor()));
+    if (inputs[i].isTensor()) result.emplace_back(graph.inputs()[i], inputs[i].toTensor());
+  for (size_t i = 0; i < originals.size() && base_outputs + i < outs.size(); ++i)
+    if (outs[base_outputs + i].isTensor()) result.emplace_back(originals[i], outs[base_outputs + i].toTensor());
+  return result;
+}
+
+void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
+  for (const auto& [value, tensor] : run_and_collect(graph, inputs))
+    const_cast<torch::jit::Value*>(value)->setType(c10::TensorType::create(tensor));
+}
+
+namespace {
+void copy_dtypes(const torch::jit::Block* from, torch::jit::Block* to) {
+  auto copy_value = [](const torch::jit::Value* f, torch::jit::Value* t) {
+    auto ft = f->type()->cast<c10::TensorType>();
+    auto tt = t->type()->cast<c10::TensorType>();
+    if (!ft || !tt || !ft->scalarType() || tt->scalarType()) return;
+    auto typed = tt->withScalarType(ft->scalarType());
+    if (auto rank = ft->dim()) typed = typed->withDim(rank);
+    t->setType(typed);
+  };
+  for (size_t i = 0; i < from->inputs().size(); ++i) copy_value(from->inputs()[i], to->inputs()[i]);
+  auto f = from->nodes().begin();
+  auto t = to->nodes().begin();
+  for (; f != from->nodes().end() && t != to->nodes().end(); ++f, ++t) {
+    for (size_t i = 0; i < f->outputs().size() && i < t->outputs().size(); ++i) copy_value(f->outputs()[i], t->outputs()[i]);
+    for (size_t b = 0; b < f->blocks().size() && b < t->blocks().size(); ++b) copy_dtypes(f->blocks()[b], t->blocks()[b]);
+  }
+}
+}  // namespace
+
+void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std::vector<torch::jit::IValue>& inputs,
+                      size_t self_inputs) {
+  // TorchScript's shape propagation rewrites types the interpreter relies on, so it runs on a
+  // copy; the original only takes dtypes and ranks of tensors (inside branches and loops too).
+  auto copy = graph->copy();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].isTensor()) copy->inputs()[i + self_inputs]->setType(c10::TensorType::create(inputs[i].toTensor()));
+  try {
+    torch::jit::PropagateInputShapes(copy);
+  } catch (const std::exception&) {
+    return;  // best effort: ONNX inference types what propagation could not
+  }
+  copy_dtypes(copy->block(), graph->block());
 }
 
 PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
@@ -157,7 +198,11 @@ PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
   torch::jit::Module frozen = owned ? module : module.clone();
   if (options.training == TrainingMode::Eval) frozen.eval();
   if (options.training == TrainingMode::Train) frozen.train();
-  for (const auto& p : frozen.named_parameters(true)) out.tensor_names.emplace(p.value.data_ptr(), p.name);
+  for (const auto& p : frozen.named_parameters(true)) {
+    out.tensor_names.emplace(p.value.data_ptr(), p.name);
+    // The tracer takes module tensors as constants, which it refuses for tensors needing grad.
+    p.value.requires_grad_(false);
+  }
   for (const auto& b : frozen.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
   torch::jit::freeze_module_inplace(&frozen);
 
@@ -170,6 +215,7 @@ PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
   torch::jit::LowerAllTuples(graph);
   torch::jit::ConstantPropagationImmutableTypes(graph);
   torch::jit::EliminateDeadCode(graph);
+  prepare_quantized_graph(*graph, out.tensor_names);
 
   const size_t self_inputs = out.self ? 1 : 0;
   if (inputs.size() + self_inputs != graph->inputs().size())
@@ -181,15 +227,41 @@ PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
   std::vector<torch::jit::IValue> run_inputs;
   if (out.self) run_inputs.push_back(out.self->_ivalue());
   run_inputs.insert(run_inputs.end(), inputs.begin(), inputs.end());
-  // Training-mode ops (BatchNorm) update buffers in place while recording: snapshot and restore
+  // Training-mode ops (BatchNorm) update buffers in place while running: snapshot and restore
   // them so the export holds the module's values as loaded.
   std::vector<std::pair<at::Tensor, at::Tensor>> saved;
   if (out.self)
     for (const auto& b : out.self->named_buffers(true)) saved.emplace_back(b.value, b.value.clone());
-  try {
-    record_types(*graph, run_inputs);
+  auto restore_buffers = [&saved] {
     torch::NoGradGuard no_grad;
     for (auto& [live, copy] : saved) live.copy_(copy);
+  };
+
+  const ModeChoice mode = choose_mode(*graph, options);
+  out.mode_reason = mode.reason;
+  out.warnings = mode.warnings;
+  out.scripted = mode.script;
+  bool has_control_flow = !control_flow_sites(*graph).empty();
+  if (!mode.script && has_control_flow) {
+    c10::optional<c10::IValue> self;
+    if (out.self) self = out.self->_ivalue();
+    try {
+      graph = trace_graph(graph, self, inputs);
+    } catch (Error& e) {
+      // Say what tracing could not cope with: usually the control flow the warnings name.
+      std::string why;
+      for (const auto& w : mode.warnings) why += "\n  " + w;
+      if (why.empty()) throw;
+      throw ModelError(std::string(e.what()) + why, ErrorContext{{}, {}, {}, {}, {}, "export it with --mode script (or auto)"});
+    }
+    restore_buffers();
+    out.self.reset();
+    run_inputs.assign(inputs.begin(), inputs.end());
+  }
+  if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
+  try {
+    record_types(*graph, run_inputs);
+    restore_buffers();
   } catch (const c10::Error& e) {
     throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
                      ErrorContext{{}, {}, {}, {}, {}, "check the --input shapes and dtypes"});

@@ -21,6 +21,11 @@ struct PreparedGraph {
   // When the graph still reads module attributes (training mode keeps mutated buffers such
   // as BatchNorm running stats), input 0 is `self` and prim::GetAttr chains resolve here.
   std::optional<torch::jit::Module> self;
+  // The graph keeps TorchScript control flow (script mode): types inside it come from ONNX
+  // inference, recorded types give dtypes and ranks only.
+  bool scripted = false;
+  std::string mode_reason;            // why trace or script (ExportMode::Auto), for --verbose
+  std::vector<std::string> warnings;  // e.g. data-dependent branches a trace fixed
 };
 
 // Freeze (constants for parameters), inline, lower tuples, clean up, then run the graph once on
@@ -30,8 +35,16 @@ struct PreparedGraph {
 PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
                              const std::vector<torch::jit::IValue>& inputs, const ExportOptions& options);
 
+// dtypes and ranks from TorchScript's shape propagation (run on a copy) for tensor values whose
+// type has none, including those inside blocks.
+void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std::vector<torch::jit::IValue>& inputs,
+                      size_t self_inputs);
+
 // Run a graph once on example inputs and set concrete types on its top-level values.
 void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
+// Run a graph once and return every top-level tensor value it computed (graph inputs too).
+std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(const torch::jit::Graph& graph,
+                                                                               const std::vector<torch::jit::IValue>& inputs);
 
 DType dtype_of(at::ScalarType t);
 at::ScalarType scalar_type_of(DType t);

@@ -149,7 +149,7 @@ RnnOutputs build_rnn(Graph& g, const TorchNode& node, const RnnConfig& c) {
   std::vector<Value*> h_outs, c_outs;
   for (int64_t layer = 0; layer < c.num_layers; ++layer) {
     const LayerWeights w = layer_weights(g, c, hidden, layer);
-    std::vector<Value*> inputs{x, w.w, w.r, w.b, /*sequence_lens=*/nullptr,
+    std::vector<Value*> inputs{x, w.w, w.r, w.b, c.sequence_lens,
                                layer_state(g, h0, layer, dirs, c.num_layers)};
     if (lstm) inputs.push_back(layer_state(g, c0, layer, dirs, c.num_layers));
     const std::vector<Value*> out =
@@ -180,26 +180,26 @@ bool is_packed_overload(const Args& a) { return a.size() > 3 && a.at(3)->is_list
 }  // namespace
 
 RnnOutputs convert_full_rnn(Graph& g, const TorchNode& node, const Args& a, Cell cell) {
-  if (is_packed_overload(a)) {
-    fail(node, "packed sequences are not supported yet (" + node.kind + " with batch_sizes)",
-         "pass a padded tensor instead of a PackedSequence (drop pack_padded_sequence / "
-         "pad_packed_sequence around the RNN)");
-  }
+  // lstm(input, hx, params, has_biases, layers, dropout, train, bidirectional, batch_first) or the
+  // packed form lstm(data, batch_sizes, hx, params, has_biases, layers, dropout, train, bidirectional).
+  const bool packed = is_packed_overload(a);
+  const size_t k = packed ? 1 : 0;  // argument shift after input
   RnnConfig c;
   c.cell = cell;
   c.input = a.tensor(0);
+  if (packed) c.sequence_lens = g.op("Cast", {lengths_from_batch_sizes(g, a.tensor(1), c.input)}, {{"to_i", static_cast<int64_t>(DType::Int32)}});
   if (cell == Cell::LSTM) {
-    c.initial = a.list(1);
-  } else if (Value* h0 = a.optional_tensor(1)) {
+    c.initial = a.list(1 + k);
+  } else if (Value* h0 = a.optional_tensor(1 + k)) {
     c.initial = {h0};
   }
-  c.params = a.list(2);
-  c.has_biases = a.b(3);
-  c.num_layers = a.i(4);
-  const double dropout = a.f(5);
-  const bool train = a.b(6);
-  c.bidirectional = a.b(7);
-  c.batch_first = a.b(8);
+  c.params = a.list(2 + k);
+  c.has_biases = a.b(3 + k);
+  c.num_layers = a.i(4 + k);
+  const double dropout = a.f(5 + k);
+  const bool train = a.b(6 + k);
+  c.bidirectional = a.b(7 + k);
+  c.batch_first = packed ? false : a.b(8);
   if (c.num_layers < 1) a.fail(4, "num_layers >= 1");
   // PyTorch applies RNN dropout only between layers, so a single layer is exact in any mode.
   if (train && dropout > 0 && c.num_layers > 1) {

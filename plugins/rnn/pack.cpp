@@ -6,4 +6,5 @@ ONNXPORT_OP_PACK(rnn, "1.0.0") {
   onnxport::rnn::add_lstm(r);
   onnxport::rnn::add_gru(r);
   onnxport::rnn::add_elman_rnn(r);
+  onnxport::rnn::add_packed_sequences(r);
 }

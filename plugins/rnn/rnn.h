@@ -19,7 +19,15 @@ struct RnnConfig {
   int64_t num_layers = 1;
   bool bidirectional = false;
   bool batch_first = false;
+  Value* sequence_lens = nullptr;  // [batch] int32: per-sequence lengths (packed sequences)
 };
+
+// pack_padded_sequence / pad_packed_sequence (packed.cpp): a PackedSequence travels as its
+// padded, time-major data with the lengths standing in for batch_sizes; the RNN's .data
+// overloads give ONNX the lengths as sequence_lens.
+void add_packed_sequences(Registrar& r);
+// lengths[b] = how many batch_sizes exceed b, for the batch of `data` ([T, B, ...]).
+Value* lengths_from_batch_sizes(Graph& g, Value* batch_sizes, Value* data);
 
 struct RnnOutputs {
   Value* output = nullptr;  // like torch: [seq, batch, dirs*hidden] (batch first if asked)

@@ -15,6 +15,8 @@ bool is_legacy_empty(const Value* v) {
 
 // torch.cat skips 1-d empty tensors (a legacy rule) and promotes dtypes.
 Value* cat(Graph& g, const TorchNode& n, const Args& a) {
+  // A list built in a loop: its pieces are only known at run time.
+  if (a.at(0)->is_sequence()) return g.op("ConcatFromSequence", {a.at(0)}, {{"axis_i", a.is_none(1) ? 0 : a.i(1)}});
   std::vector<Value*> items;
   for (Value* v : a.list(0))
     if (!is_legacy_empty(v)) items.push_back(v);
@@ -28,6 +30,8 @@ Value* cat(Graph& g, const TorchNode& n, const Args& a) {
 }
 
 Value* stack(Graph& g, const TorchNode& n, const Args& a) {
+  if (a.at(0)->is_sequence())
+    return g.op("ConcatFromSequence", {a.at(0)}, {{"axis_i", a.is_none(1) ? 0 : a.i(1)}, {"new_axis_i", 1}});
   std::vector<Value*> items = a.list(0);
   if (items.empty()) throw ArgumentError(n.kind + ": expected a non-empty list of tensors");
   int64_t dim = a.is_none(1) ? 0 : a.i(1);
@@ -79,6 +83,9 @@ Value* split_op(Graph& g, const TorchNode& n, const Args& a) {
 Value* unbind(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const int64_t dim = a.is_none(1) ? 0 : a.i(1);
+  // A run-time count of pieces: a sequence (prim::ListUnpack / __getitem__ take it from there).
+  if (!static_dim(x, dim) && g.opset() >= 11)
+    return g.op("SplitToSequence", {x}, {{"axis_i", dim}, {"keepdims_i", 0}});
   const int64_t total = static_size_along(x, dim, n);
   std::vector<Value*> pieces = split(g, x, std::vector<int64_t>(static_cast<size_t>(total), 1), dim);
   for (Value*& p : pieces) p = squeeze(g, p, {dim});

@@ -10,4 +10,5 @@ ONNXPORT_OP_PACK(tensor, "1.0.0") {
   onnxport::tensor::add_sort(r);
   onnxport::tensor::add_triangular(r);
   onnxport::tensor::add_layout(r);
+  onnxport::tensor::add_view_scatter(r);
 }

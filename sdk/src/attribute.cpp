@@ -14,6 +14,7 @@ const char* AttrValue::kind_name() const {
     case Kind::Strings: return "string list";
     case Kind::Tensor: return "tensor";
     case Kind::Tensors: return "tensor list";
+    case Kind::Graph: return "sub-graph";
   }
   return "?";
 }
@@ -57,11 +58,12 @@ ResolvedAttr resolve_attr(const Attr& a) {
     if (k == K::Tensors) return {base, T::Tensors, a.value};
     throw mismatch("a tensor or tensor list");
   }
-  if (suffix == "g")
-    throw AttributeError("attribute '" + a.name + "': sub-graph attributes (_g) are not supported by this host yet",
-                         ErrorContext{{}, {}, {}, {}, {}, "control flow arrives with script mode"});
+  if (suffix == "g") {
+    if (k == K::Graph) return {base, T::Graph, a.value};
+    throw mismatch("a Subgraph");
+  }
   throw AttributeError("attribute '" + a.name + "' has unknown type suffix _" + suffix,
-                       ErrorContext{{}, {}, {}, {}, {}, "use _i (int/ints), _f (float/floats), _s (string/strings), _t (tensor/tensors)"});
+                       ErrorContext{{}, {}, {}, {}, {}, "use _i (int/ints), _f (float/floats), _s (string/strings), _t (tensor/tensors), _g (Subgraph)"});
 }
 
 }  // namespace onnxport

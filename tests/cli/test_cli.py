@@ -141,7 +141,7 @@ class CliTest(unittest.TestCase):
         save_npy_manifest("hard", [hx], [Hard()(hx)])
         torch.jit.trace(Unsupported().eval(), torch.randn(4, 4) * 0.1).save(path("unsupported.pt"))
         for name, fn in (("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("neg", torch.neg), ("exp", torch.exp),
-                         ("leaky_relu", torch.nn.functional.leaky_relu)):
+                         ("leaky_relu", torch.nn.functional.leaky_relu), ("abs", torch.abs)):
             torch.jit.trace(Wrapper(fn), torch.randn(2, 3)).save(path(f"uses_{name}.pt"))
         with open(path("not_a_model.pt"), "w") as fh:
             fh.write("this is not a TorchScript archive")
@@ -339,6 +339,29 @@ class CliTest(unittest.TestCase):
         run("export", path("hard.pt"), "-o", out2, "--input", "x:3x4", "--plugin-dir", PACKS,
             "--custom-opset", "com.example=5")
         self.assertEqual({i.domain: i.version for i in onnx.load(out2).opset_import}["com.example"], 5)
+        # The pack's LogGamma schema types the output through its inference callback; the trace
+        # alone would leave a dynamic axis' dims unknown.
+        out3 = path("hard_dynamic.onnx")
+        run("export", path("hard.pt"), "-o", out3, "--input", "x:3x4", "--plugin-dir", PACKS,
+            "--dynamic-axes", "x:0=rows")
+        y = onnx.load(out3).graph.output[0].type.tensor_type
+        self.assertEqual((y.elem_type, [d.dim_param or d.dim_value for d in y.shape.dim]),
+                         (onnx.TensorProto.FLOAT, ["rows", 4]))
+
+    def test_pack_emits_control_flow_through_subgraph_attributes(self):
+        # third_party overrides aten::abs with an If whose branches it builds as sub-graphs.
+        for name, x in (("abs_mixed", torch.randn(2, 3)), ("abs_positive", torch.rand(2, 3) + 0.5)):
+            torch.jit.trace(Wrapper(torch.abs), x).save(path(f"{name}.pt"))
+            save_npy_manifest(name, [x], [Wrapper(torch.abs)(x)])
+            out = path(f"{name}.onnx")
+            run("export", path(f"{name}.pt"), "-o", out, "--input", "x=" + path(f"{name}.in0.npy"),
+                "--plugin-dir", PACKS)
+            branch = [n for n in onnx.load(out).graph.node if n.op_type == "If"]
+            self.assertEqual(len(branch), 1)
+            sub_ops = {a.name: [n.op_type for n in a.g.node] for a in branch[0].attribute}
+            self.assertEqual(sub_ops, {"then_branch": ["Identity"], "else_branch": ["Abs"]})
+            ok, log = ort_matches(out, name)
+            self.assertTrue(ok, log)
 
     def test_override_is_visible_in_ops_listing(self):
         rows = json.loads(run("ops", "--json", "--plugin-dir", PACKS).stdout)
@@ -366,7 +389,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(bad[0]["status"], "failed")
         self.assertIn("libcli_api_mismatch.so", bad[0]["error"])
         self.assertIn("SDK API version 99", bad[0]["error"])
-        self.assertIn("expects 1", bad[0]["error"])
+        self.assertIn("expects 2", bad[0]["error"])
         # An export still works with a broken pack in the path (it is reported and skipped).
         r = run("export", path("small.pt"), "-o", path("withbad.onnx"), "--input", "x:2x3x6x6",
                 "--plugin-dir", BAD_PACKS)
@@ -405,6 +428,23 @@ class CliTest(unittest.TestCase):
         err = self.misbehave("exp")
         self.assertIn("violates the ONNX schema at opset 17", err)
         self.assertIn("alpha", err)
+
+    def test_symbolic_violating_its_packs_own_schema_in_strict_mode(self):
+        err = self.misbehave("abs")
+        self.assertIn('g.op("com.misbehaving::Amplify") violates the schema its op pack declared at '
+                      'com.misbehaving version 1', err)
+        self.assertIn("Unrecognized attribute: gain", err)
+        # Without strict mode the node gets built, but the final ONNX checker knows the schema too.
+        out = path("misbehaving_abs_lenient.onnx")
+        args = ("export", path("uses_abs.pt"), "-o", out, "--input", "x:2x3", "--plugin-dir", MISBEHAVING, "--no-strict")
+        r = run(*args, ok=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("ONNX checker rejects", r.stderr)
+        self.assertIn("Unrecognized attribute: gain", r.stderr)
+        self.assertNoLeftovers(out)
+        run(*args, "--no-check")
+        amplify = [n for n in onnx.load(out).graph.node if n.op_type == "Amplify"]
+        self.assertEqual([(n.domain, [a.name for a in n.attribute]) for n in amplify], [("com.misbehaving", ["gain"])])
 
     def test_symbolic_with_mismatched_attribute_suffix(self):
         err = self.misbehave("leaky_relu")

@@ -43,6 +43,7 @@ struct Case {
   std::map<int, std::string> expect_fail;  // opset -> text the error must contain
   bool training = false;
   std::map<std::string, std::vector<int64_t>> dynamic_axes;  // graph input name -> axes
+  bool dynamic_check = true;
   json tolerances = json::object();
 };
 
@@ -99,6 +100,7 @@ std::vector<Case> read_cases(const fs::path& index_file) {
     for (const auto& [opset, text] : c.at("expect_fail").items()) x.expect_fail[std::stoi(opset)] = text;
     x.training = c.value("training", false);
     if (c.contains("dynamic_axes")) x.dynamic_axes = c["dynamic_axes"].get<std::map<std::string, std::vector<int64_t>>>();
+    x.dynamic_check = c.value("dynamic_check", true);
     for (const char* key : {"rtol", "atol"})
       if (c.contains(key)) x.tolerances[key] = c[key];
     cases.push_back(std::move(x));
@@ -250,24 +252,29 @@ class CaseExporter {
     options.opset_version = opset;
     options.inputs = input_specs(c.manifest, manifest);
     if (c.training) options.training = onnxport::TrainingMode::Train;
+    options.check_dynamic_axes = c.dynamic_check;
+    // Scripted rows keep their control flow; traced and IR rows export as traced.
+    if (c.mode == "script") options.mode = onnxport::ExportMode::Script;
     for (const auto& [name, axes] : c.dynamic_axes)
       for (int64_t axis : axes) options.dynamic_axes[name][axis] = name + "_dim" + std::to_string(axis);
     auto inputs = onnxport::make_example_inputs(options.inputs);
     const fs::path model = c.manifest.parent_path() / manifest.at("model").get<std::string>();
     converted_.clear();
     fs::remove(onnx);
+    onnxport::ExportReport report;
     if (c.mode == "ir") {
-      exporter_.export_module(module_from_ir(model), inputs, onnx.string(), options);
+      report = exporter_.export_module(module_from_ir(model), inputs, onnx.string(), options);
     } else if (c.via == "function") {
       // The C++ tracer records what the module's forward runs, without freezing: ops that
       // freezing removes (aten::detach) reach the converter only this way.
       torch::jit::Module module = torch::jit::load(model.string());
       module.train(c.training);
       auto forward = [&module](std::vector<torch::jit::IValue> in) { return module.forward(std::move(in)); };
-      exporter_.export_function(forward, inputs, onnx.string(), options);
+      report = exporter_.export_function(forward, inputs, onnx.string(), options);
     } else {
-      exporter_.export_file(model.string(), onnx.string(), options, inputs);
+      report = exporter_.export_file(model.string(), onnx.string(), options, inputs);
     }
+    for (const auto& [op, count] : report.core_ops) converted_.insert(op);
   }
 
   fs::path out_dir_;

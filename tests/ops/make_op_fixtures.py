@@ -22,14 +22,17 @@ import sys
 import time
 import warnings
 
-import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import op_cases  # noqa: E402
 
-SCRIPTS = [os.path.abspath(__file__), os.path.join(HERE, "op_cases.py")] + sorted(
+sys.path.insert(0, os.path.join(HERE, "..", "fixtures"))
+from npy_io import save_arrays, write_atomically  # noqa: E402
+
+SCRIPTS = [os.path.abspath(__file__), os.path.join(HERE, "op_cases.py"),
+           os.path.join(HERE, "..", "fixtures", "npy_io.py")] + sorted(
     os.path.join(HERE, f) for f in os.listdir(HERE) if f.startswith("cases_") and f.endswith(".py"))
 
 
@@ -43,10 +46,6 @@ def flatten(value):
     if isinstance(value, (tuple, list)):
         return [t for v in value for t in flatten(v)]
     raise CaseError(f"unsupported output of type {type(value).__name__} (return tensors, tuples or lists)")
-
-
-def dtype_name(t):
-    return str(t.dtype).replace("torch.", "")
 
 
 def graph_kinds(graph):
@@ -101,16 +100,6 @@ def trace_or_script(c, inputs, path):
     return expected, graph_kinds(loaded.inlined_graph)
 
 
-def save_arrays(cases_dir, stem, tensors):
-    entries = []
-    for k, t in enumerate(tensors):
-        file = f"{stem}{k}.npy"
-        # .contiguous() and not np.ascontiguousarray, which turns a 0-d array into shape (1,)
-        np.save(os.path.join(cases_dir, file), t.detach().contiguous().numpy())
-        entries.append({"file": file, "shape": list(t.shape), "dtype": dtype_name(t)})
-    return entries
-
-
 def build_case(c, cases_dir):
     manifest_path = os.path.join(cases_dir, f"{c.id}.json")
     if os.path.exists(manifest_path):
@@ -154,19 +143,13 @@ def index_entry(c):
     entry = {"id": c.id, "manifest": f"cases/{c.id}.json", "mode": c.mode, "ops": list(c.ops),
              "opsets": list(c.opsets), "expect_fail": {str(o): text for o, text in c.fails.items()},
              "training": c.training, "via": c.via,
-             "dynamic_axes": {f"input{k}": axes for k, axes in c.dynamic.items()}}
+             "dynamic_axes": {f"input{k}": axes for k, axes in c.dynamic.items()},
+             "dynamic_check": c.dynamic_check}
     if c.rtol is not None:
         entry["rtol"] = c.rtol
     if c.atol is not None:
         entry["atol"] = c.atol
     return entry
-
-
-def write_atomically(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def is_up_to_date(c, cases_dir, script_time):
@@ -192,9 +175,10 @@ def check_table(cases):
                 raise CaseError(f"case {c.id}: dynamic axes {axes} of input {k} do not exist")
         if not c.opsets:
             raise CaseError(f"case {c.id} has no opsets")
-        bad = [o for o in c.opsets if o not in op_cases.OPSETS]
+        allowed = op_cases.OPSETS + op_cases.EXPLICIT_OPSETS
+        bad = [o for o in c.opsets if o not in allowed]
         if bad:
-            raise CaseError(f"case {c.id}: opsets {bad} are not among {op_cases.OPSETS}")
+            raise CaseError(f"case {c.id}: opsets {bad} are not among {allowed}")
 
 
 def main():

@@ -92,6 +92,9 @@ TEST_CASE("unknown or missing suffixes are AttributeErrors naming the attribute"
   CHECK(attr_error({"_i", 1}) != "");
 }
 
-TEST_CASE("_g (sub-graph) attributes are refused with an AttributeError") {
+TEST_CASE("_g attributes take a Subgraph and refuse anything else") {
   CHECK(attr_error({"then_branch_g", 1}).find("then_branch_g") != std::string::npos);
+  const ResolvedAttr r = resolve_attr({"body_g", Subgraph{{}, nullptr}});
+  CHECK(r.name == "body");
+  CHECK(r.type == ResolvedAttr::Type::Graph);
 }

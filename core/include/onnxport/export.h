@@ -23,7 +23,12 @@ struct ExportReport {
   size_t initializer_bytes = 0;
   std::map<std::string, size_t> op_histogram;  // ONNX op_type -> count
   std::map<std::string, size_t> fallback_ops;  // torch op -> nodes kept as ATen/fallthrough nodes
+  std::map<std::string, size_t> core_ops;      // torch op -> nodes the core converted itself (prim::If, ...)
   std::string graph_text;                      // readable graph (filled with options.verbose)
+  std::string mode;                            // "trace" or "script": what was exported
+  std::string mode_reason;                     // why (for --mode auto), and what the graph holds
+  std::vector<std::string> warnings;           // e.g. branches a trace fixed
+  std::vector<std::string> dynamic_checks;     // sizes the dynamic-axes check ran the graph at
   double seconds_prepare = 0, seconds_convert = 0, seconds_write = 0, seconds_check = 0;
 };
 

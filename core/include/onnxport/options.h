@@ -20,6 +20,14 @@ struct InputSpec {
 
 enum class TrainingMode { Eval, Preserve, Train };
 
+// How the model's forward becomes a graph:
+//   trace  - the ops one run on the example inputs executes (loops unrolled, branches fixed);
+//            a .pt saved by torch.jit.trace is used as saved, a scripted one is traced here;
+//   script - the TorchScript graph as compiled, control flow kept (ONNX If/Loop);
+//   auto   - script when a branch or loop depends on tensor values (or on sizes of dynamic
+//            axes), trace otherwise.
+enum class ExportMode { Trace, Script, Auto };
+
 struct ExportOptions {
   // torch.onnx.export parity
   bool export_params = true;
@@ -34,6 +42,10 @@ struct ExportOptions {
   bool keep_initializers_as_inputs = false;
   std::map<std::string, int> custom_opsets;  // domain -> version
   // onnxport's own
+  ExportMode mode = ExportMode::Trace;
+  // With dynamic axes: run the TorchScript graph again at other sizes of those axes and fail if
+  // the export fixed a size that changes (a baked-in Reshape target, an unrolled loop).
+  bool check_dynamic_axes = true;
   std::vector<InputSpec> inputs;
   std::vector<std::string> plugin_dirs;
   bool strict = true;   // validate every g.op against ONNX's schema
@@ -49,6 +61,8 @@ struct ExportOptions {
 void load_config_file(const std::string& path, ExportOptions& options);
 
 const char* training_mode_name(TrainingMode m);
+const char* export_mode_name(ExportMode m);
+ExportMode parse_export_mode(const std::string& s);
 TrainingMode parse_training_mode(const std::string& s);
 
 }  // namespace onnxport

@@ -2,18 +2,37 @@
 // Node attributes, torch.onnx style: the name carries the ONNX type as a suffix
 // ("kernel_shape_i", "alpha_f", "mode_s", "value_t", "body_g") and the value's shape
 // (scalar or list) picks the single or list form.
+#include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "onnxport/tensor.h"
+#include "onnxport/types.h"
 
 namespace onnxport {
 
+class Graph;
+class Value;
+
+// A sub-graph attribute ("then_branch_g", "body_g"): the host creates one graph input per
+// entry of `inputs`, calls `build` with them while every g.op goes into the sub-graph, and
+// uses what `build` returns as the sub-graph's outputs. Values of the enclosing graph may be
+// used inside (ONNX outer-scope capture).
+struct Subgraph {
+  struct Input {
+    TensorType type;
+    bool sequence = false;  // an ONNX sequence of `type` elements
+  };
+  std::vector<Input> inputs;
+  std::function<std::vector<Value*>(Graph& g, const std::vector<Value*>& inputs)> build;
+};
+
 class AttrValue {
  public:
-  enum class Kind { Int, Ints, Float, Floats, String, Strings, Tensor, Tensors };
+  enum class Kind { Int, Ints, Float, Floats, String, Strings, Tensor, Tensors, Graph };
 
   AttrValue(int v) : v_(int64_t{v}) {}
   AttrValue(long v) : v_(int64_t{v}) {}
@@ -32,6 +51,7 @@ class AttrValue {
   AttrValue(std::vector<std::string> v) : v_(std::move(v)) {}
   AttrValue(onnxport::Tensor v) : v_(std::move(v)) {}
   AttrValue(std::vector<onnxport::Tensor> v) : v_(std::move(v)) {}
+  AttrValue(Subgraph v) : v_(std::make_shared<const Subgraph>(std::move(v))) {}
 
   Kind kind() const { return static_cast<Kind>(v_.index()); }
   const char* kind_name() const;  // "int", "ints", "float", ...
@@ -43,11 +63,13 @@ class AttrValue {
   const std::vector<std::string>& as_strings() const { return std::get<std::vector<std::string>>(v_); }
   const onnxport::Tensor& as_tensor() const { return std::get<onnxport::Tensor>(v_); }
   const std::vector<onnxport::Tensor>& as_tensors() const { return std::get<std::vector<onnxport::Tensor>>(v_); }
+  const Subgraph& as_graph() const { return *std::get<std::shared_ptr<const Subgraph>>(v_); }
 
  private:
   // Order matches Kind.
   std::variant<int64_t, std::vector<int64_t>, double, std::vector<double>, std::string,
-               std::vector<std::string>, onnxport::Tensor, std::vector<onnxport::Tensor>>
+               std::vector<std::string>, onnxport::Tensor, std::vector<onnxport::Tensor>,
+               std::shared_ptr<const Subgraph>>
       v_;
 };
 
@@ -60,15 +82,15 @@ using Attrs = std::vector<Attr>;
 
 // The ONNX attribute an Attr becomes, after suffix checking.
 struct ResolvedAttr {
-  enum class Type { Int, Ints, Float, Floats, String, Strings, Tensor, Tensors };
+  enum class Type { Int, Ints, Float, Floats, String, Strings, Tensor, Tensors, Graph };
   std::string name;  // suffix stripped: "kernel_shape"
   Type type;
   AttrValue value;   // ints widened to floats where the suffix asks for floats
 };
 
 // Checks the suffix against the value and strips it. Throws AttributeError naming the
-// attribute, the suffix and the value kind on a mismatch (e.g. "alpha_i" with 0.5), an
-// unknown suffix, or "_g" (sub-graph attributes are built by the host's control-flow support).
+// attribute, the suffix and the value kind on a mismatch (e.g. "alpha_i" with 0.5) or an
+// unknown suffix. "_g" takes a Subgraph.
 ResolvedAttr resolve_attr(const Attr& a);
 
 }  // namespace onnxport

@@ -9,7 +9,7 @@
 
 // Bumped whenever a header in sdk/include changes in a way that breaks compiled packs.
 #ifndef ONNXPORT_SDK_API_VERSION
-#define ONNXPORT_SDK_API_VERSION 1
+#define ONNXPORT_SDK_API_VERSION 2
 #endif
 
 #define ONNXPORT_STR_(x) #x

@@ -1,5 +1,7 @@
 #pragma once
 // Read-only view of the TorchScript node a symbolic is converting.
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,12 @@ struct TorchNode {
   std::vector<bool> output_is_scalar;    // TorchScript int/float/bool outputs
   std::string module_path;               // "features.0" ("" at the top level)
   std::string source_location;           // "model.py:42", when the model kept debug info
+  // Inputs the op writes in place (schema "(a!)") that no output aliases, e.g. the list of
+  // aten::pop or aten::insert: the symbolic returns their new values after the outputs, in
+  // this order. (An input an output aliases, like self of aten::add_, takes that output.)
+  std::vector<size_t> updated_inputs;
+  // Integer attributes of nodes that carry them (prim::ConstantChunk's chunks and dim).
+  std::map<std::string, int64_t> int_attributes;
 
   size_t num_outputs() const { return output_types.size(); }
 };

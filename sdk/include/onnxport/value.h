@@ -1,5 +1,6 @@
 #pragma once
-// A value flowing through the conversion: a tensor (ONNX value), None, or a TorchScript list.
+// A value flowing through the conversion: a tensor (ONNX value), None, a TorchScript list known
+// element by element, or an ONNX sequence (a list whose length is only known at run time).
 // Symbolics only read Values and pass them to g.op; the host creates and names them.
 #include <optional>
 #include <string>
@@ -13,7 +14,7 @@ namespace onnxport {
 
 class Value {
  public:
-  enum class Kind { Tensor, None, List };
+  enum class Kind { Tensor, None, List, Sequence };
   // Compile-time payload of a TorchScript constant or an ONNX Constant.
   using Constant = std::variant<std::monostate, int64_t, double, bool, std::string,
                                 std::vector<int64_t>, std::vector<double>, onnxport::Tensor>;
@@ -24,6 +25,8 @@ class Value {
   bool is_none() const { return kind_ == Kind::None; }
   bool is_list() const { return kind_ == Kind::List; }
   bool is_tensor() const { return kind_ == Kind::Tensor; }
+  // An ONNX sequence value (lists built in loops); type() is the element type.
+  bool is_sequence() const { return kind_ == Kind::Sequence; }
   // A TorchScript number (int/float/bool) carried as a 0-d tensor of type().dtype.
   bool is_scalar() const { return scalar_; }
 

@@ -1,0 +1,37 @@
+#pragma once
+// Trace vs script: what the model's control flow depends on, and tracing a scripted graph.
+#include <torch/script.h>
+
+#include <string>
+#include <vector>
+
+#include "onnxport/options.h"
+
+namespace onnxport::core {
+
+// What decides a prim::If branch or a prim::Loop trip count.
+enum class Dependence { None, Shape, Data };  // constants only | input sizes | tensor values
+
+struct ControlFlowSite {
+  const torch::jit::Node* node;  // prim::If / prim::Loop
+  Dependence dependence;
+  std::string describe() const;  // "prim::If in encoder.layers.0 (model.py:42)"
+};
+
+std::vector<ControlFlowSite> control_flow_sites(const torch::jit::Graph& graph);
+
+struct ModeChoice {
+  bool script = false;
+  std::string reason;
+  std::vector<std::string> warnings;
+};
+ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& options);
+
+// Runs `graph` once on `inputs` under the tracer: the ops executed, loops unrolled and
+// branches fixed. Module tensors read on the way become constants. `self` is prepended to
+// the inputs when the graph still takes the module.
+std::shared_ptr<torch::jit::Graph> trace_graph(const std::shared_ptr<torch::jit::Graph>& graph,
+                                               const c10::optional<c10::IValue>& self,
+                                               const std::vector<c10::IValue>& inputs);
+
+}  // namespace onnxport::core

@@ -1,0 +1,55 @@
+// Writes: aten::copy_ and the functional forms of writing into a slice, aten::slice_scatter /
+// aten::select_scatter. The host carries in-place writes through views back to the base
+// tensor with the latter (y[:, i] = v), so they work with run-time bounds.
+#include "onnxport/helpers.h"
+#include "tensor_ops.h"
+
+namespace onnxport::tensor {
+namespace {
+
+using namespace helpers;
+
+// x with the positions start, start+step, ... along dim (as many as src has there) set to src.
+Value* scatter_run(Graph& g, const TorchNode& n, Value* x, Value* src, int64_t dim, Value* start, int64_t step) {
+  const int64_t rank = rank_of(x, n.kind);
+  Value* count = size(g, src, dim);
+  Value* first = wrap_negative(g, cast(g, start, DType::Int64), size(g, x, dim));
+  Value* step_v = g.constant_int(step);
+  Value* indices = g.op("Range", {first, g.op("Add", {first, g.op("Mul", {count, step_v})}), step_v});
+  Value* src_shape = shape_of(g, src);
+  return scatter_elements(g, x, index_along(g, indices, dim, rank, src_shape), cast(g, src, dtype_of(x)), dim, "",
+                          n.kind);
+}
+
+// aten::slice_scatter(self, src, dim=0, start=None, end=None, step=1)
+Value* slice_scatter(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t dim = dim_of(x, a.is_none(2) ? 0 : a.i(2), n.kind);
+  const int64_t step = a.is_none(5) ? 1 : a.i(5);
+  if (step <= 0) throw ArgumentError(n.kind + ": step must be positive, got " + std::to_string(step));
+  Value* start = a.is_none(3) ? g.constant_int(0) : a.tensor(3);
+  return scatter_run(g, n, x, a.tensor(1), dim, start, step);
+}
+
+// aten::select_scatter(self, src, dim, index): src has no `dim`; it fills x[..., index, ...].
+Value* select_scatter(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t dim = dim_of(x, a.i(2), n.kind);
+  return scatter_run(g, n, x, unsqueeze(g, a.tensor(1), {dim}), dim, a.tensor(3), 1);
+}
+
+// aten::copy_(self, src): self's new value is src, broadcast to self's shape in self's dtype.
+Value* copy(Graph& g, const TorchNode&, const Args& a) {
+  Value* self = a.tensor(0);
+  return g.op("Expand", {cast(g, a.tensor(1), dtype_of(self)), shape_of(g, self)});
+}
+
+}  // namespace
+
+void add_view_scatter(Registrar& r) {
+  r.add("aten::copy_", 9, copy);
+  r.add("aten::slice_scatter", 11, slice_scatter);
+  r.add("aten::select_scatter", 11, select_scatter);
+}
+
+}  // namespace onnxport::tensor

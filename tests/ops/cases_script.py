@@ -1,0 +1,120 @@
+"""Rows for what only scripted graphs hold: control flow (prim::If / prim::Loop, converted by the
+core), list mutation on static lists and on sequences built in loops, range arithmetic, None
+tests and refinements, and checks that raise or warn."""
+import warnings
+from typing import List, Optional
+
+from op_cases import *  # noqa: F401,F403
+
+UNREACHABLE.update({
+    "prim::Constant": "handled by the core in every graph; not a row of its own (every row has constants)",
+    "prim::GetAttr": "freezing resolves module attributes; the ones left (training mode) are read by the core",
+    "prim::ConstantSplit": "torch 1.13 registers no operator for it, so no graph that libtorch can run or load "
+                           "holds one (torch.onnx maps it for graphs its own passes build)",
+    "onnx::Placeholder": "torch 1.13 registers no operator for it; only torch.onnx's own passes create it",
+    "prim::shape": "torch 1.13 registers no operator for it (scripted x.shape compiles to aten::size)",
+})
+
+
+def s_if_on_values(x: Tensor):
+    if bool(x.sum() > 0):
+        y = x[:1] * 2.0
+    else:
+        y = torch.cat([x, x], 0)
+    return y
+
+
+def s_loop_carried(x: Tensor):
+    h = x[0]
+    for i in range(1, x.size(0), 2):      # __range_length / __derive_index
+        h = torch.tanh(h + x[i])
+    n = 0
+    while bool(h.abs().sum() > 0.5) and n < 20:
+        h = h * 0.5
+        n += 1
+    return h, torch.tensor(n)
+
+
+def s_list_in_loop(x: Tensor):
+    xs: List[Tensor] = []
+    for i in range(x.size(0)):
+        xs.append(x[i] * float(i + 1))
+    xs.insert(0, x[0] - 1.0)
+    last = xs.pop()
+    xs[1] = xs[1] + 1.0
+    del xs[0]
+    ys = list(xs)
+    return torch.stack(ys, 0), last, torch.tensor(len(ys))
+
+
+def s_static_list(x: Tensor):
+    xs = [x, x * 2.0]
+    xs.append(x * 3.0)
+    xs.insert(1, x - 1.0)
+    first = xs.pop(0)
+    xs[0] = xs[0] * 0.5
+    del xs[1]
+    return torch.cat(list(xs), 0), first
+
+
+def s_checks(x: Tensor):
+    if x.dim() not in [2, 3]:                # decided at export time: the rank is known
+        raise ValueError("expected a 2-d or 3-d input")
+    if bool(x.sum() > 1e6):                  # decided at run time: the raising branch stays
+        raise ValueError(f"input too large: {x.dim()}-d")
+    else:
+        y = x * 2.0
+    if bool(x.sum() < -1e6):
+        warnings.warn("very negative input")
+        y = y * 0.0
+    opt: Optional[Tensor] = None
+    if x.size(0) < 1000:
+        opt = y
+    if opt is not None:                      # __isnot__, unchecked_cast
+        y = opt + 1.0
+    if opt is None:                          # __is__
+        y = y - 1.0
+    big = max(x.size(0), x.size(1))          # prim::max
+    small = min(x.size(0), x.size(1))        # prim::min
+    return y + big - small
+
+
+def s_tolist(x: Tensor):
+    sizes: List[int] = x.size()
+    values: List[List[int]] = (x > 0).long().tolist()   # prim::tolist (a list standing for the tensor)
+    return torch.tensor(sizes), x * len(values)
+
+
+def s_uninitialized(x: Tensor):
+    # An early return inside a loop leaves the loop's other results uninitialized on that path.
+    for i in range(x.size(0)):
+        if bool(x[i].sum() > 100.0):
+            return x[i]
+    return x[0] * 0.5
+
+
+case("if_on_tensor_values", ["prim::If"], [f32(3, 4)], s_if_on_values, script=True, since=11,
+     fails={9: "different shapes in the two branches"})
+case("loop_carried_state", ["prim::Loop", "__range_length", "__derive_index"], [f32(5, 3)], s_loop_carried,
+     script=True)
+case("list_ops_in_loop", ["append", "insert", "pop", "_set_item", "Delete", "list", "len"], [f32(4, 3)],
+     s_list_in_loop, script=True, since=13, fails={11: "from opset 13"})
+case("list_ops_static", ["append", "insert", "pop", "_set_item", "Delete", "list"], [f32(2, 3)], s_static_list,
+     script=True, since=11)
+case("checks_and_refinements", ["prim::RaiseException", "aten::format", "warn", "__contains__", "__is__",
+                                "__isnot__", "prim::unchecked_cast", "prim::max", "prim::min"],
+     [f32(3, 4)], s_checks, script=True, since=11, fails={9: "different shapes in the two branches"})
+case("tolist", ["prim::tolist"], [f32(3, 4)], s_tolist, script=True)
+case("uninitialized_early_return", ["prim::Uninitialized", "prim::Loop"], [f32(3, 4)], s_uninitialized,
+     script=True, since=11, fails={9: "different shapes in the two branches"})
+case("constant_chunk", ["prim::ConstantChunk"], [f32(6, 4)], ir="""graph(%x : Tensor):
+  %a : Tensor, %b : Tensor, %c : Tensor = prim::ConstantChunk[chunks=3, dim=0](%x)
+  %y : Tensor = aten::mul(%a, %c)
+  %t : (Tensor, Tensor) = prim::TupleConstruct(%y, %b)
+  return (%t)""")
+def s_device_type(x: Tensor):
+    warnings.warn(x.device.type)          # prim::type feeds only the warning
+    return x * 2.0
+
+
+case("prim_type", ["prim::type", "warn"], [f32(2, 3)], s_device_type, script=True)
