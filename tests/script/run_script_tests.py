@@ -104,6 +104,7 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--only", action="append")
     args = p.parse_args()
+    args.fixtures, args.work = os.path.abspath(args.fixtures), os.path.abspath(args.work)
     os.makedirs(args.work, exist_ok=True)
     cases = json.load(open(os.path.join(args.fixtures, "cases.json")))
     if args.only:
