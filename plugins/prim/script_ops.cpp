@@ -3,6 +3,7 @@
 // ops return the list's new value (the host rebinds it, see TorchNode::updated_inputs); a
 // list built in a loop arrives here as an ONNX sequence.
 #include <algorithm>
+#include <functional>
 
 #include "onnxport/helpers.h"
 #include "prim.h"
@@ -144,21 +145,40 @@ Symbolic number_extremum(const std::string& onnx_op) {
   };
 }
 
-// prim::ConstantChunk(x)[chunks, dim]: torch.chunk with the count as a node attribute.
-std::vector<Value*> constant_chunk(Graph& g, const TorchNode& n, const Args& a) {
-  Value* x = a.tensor(0);
-  const int64_t chunks = n.int_attributes.count("chunks") ? n.int_attributes.at("chunks") : 0;
-  const int64_t dim = n.int_attributes.count("dim") ? n.int_attributes.at("dim") : 0;
-  auto total = static_dim(x, dim);
-  if (chunks <= 0 || !total)
-    throw ArgumentError(n.kind + " needs a positive 'chunks' attribute and a static size along dim " +
+int64_t int_attribute(const TorchNode& n, const std::string& name) {
+  auto it = n.int_attributes.find(name);
+  return it == n.int_attributes.end() ? 0 : it->second;
+}
+
+// x split along the node's `dim` attribute into pieces of `piece` (the last one smaller), one per
+// output; `piece_of` gets the static size along dim and returns the piece size.
+std::vector<Value*> split_by_attribute(Graph& g, const TorchNode& n, Value* x, const std::string& attribute,
+                                       const std::function<int64_t(int64_t)>& piece_of) {
+  const int64_t dim = int_attribute(n, "dim");
+  const auto total = static_dim(x, dim);
+  const int64_t value = int_attribute(n, attribute);
+  if (value <= 0 || !total)
+    throw ArgumentError(n.kind + " needs a positive '" + attribute + "' attribute and a static size along dim " +
                         std::to_string(dim) + " (" + x->describe() + ")");
-  const int64_t piece = (*total + chunks - 1) / chunks;
+  const int64_t piece = piece_of(*total);
   std::vector<int64_t> sizes;
   for (int64_t done = 0; done < *total; done += piece) sizes.push_back(std::min(piece, *total - done));
   if (sizes.size() != n.num_outputs())
-    throw ArgumentError(n.kind + ": " + std::to_string(sizes.size()) + " pieces for " + std::to_string(n.num_outputs()) + " outputs");
+    throw ArgumentError(n.kind + ": " + std::to_string(sizes.size()) + " pieces for " + std::to_string(n.num_outputs()) +
+                        " outputs");
   return split(g, x, sizes, dim);
+}
+
+// prim::ConstantChunk(x)[chunks, dim]: torch.chunk with the count as a node attribute.
+std::vector<Value*> constant_chunk(Graph& g, const TorchNode& n, const Args& a) {
+  const int64_t chunks = int_attribute(n, "chunks");
+  return split_by_attribute(g, n, a.tensor(0), "chunks", [chunks](int64_t total) { return (total + chunks - 1) / chunks; });
+}
+
+// prim::ConstantSplit(x)[split_size, dim]: torch.split with the size as a node attribute.
+std::vector<Value*> constant_split(Graph& g, const TorchNode& n, const Args& a) {
+  const int64_t piece = int_attribute(n, "split_size");
+  return split_by_attribute(g, n, a.tensor(0), "split_size", [piece](int64_t) { return piece; });
 }
 
 // aten::__contains__(list, item): `item in list`, static when both are constants.
@@ -187,22 +207,6 @@ Value* contains(Graph& g, const TorchNode& n, const Args& a) {
   (void)n;
   Value* any = reduce(g, "ReduceMax", concat(g, equal, 0), {0}, false);
   return cast(g, any, DType::Bool);
-}
-
-// prim::ConstantSplit(x)[split_size, dim]: torch.split with the size as a node attribute.
-std::vector<Value*> constant_split(Graph& g, const TorchNode& n, const Args& a) {
-  Value* x = a.tensor(0);
-  const int64_t piece = n.int_attributes.count("split_size") ? n.int_attributes.at("split_size") : 0;
-  const int64_t dim = n.int_attributes.count("dim") ? n.int_attributes.at("dim") : 0;
-  auto total = static_dim(x, dim);
-  if (piece <= 0 || !total)
-    throw ArgumentError(n.kind + " needs a positive 'split_size' attribute and a static size along dim " +
-                        std::to_string(dim) + " (" + x->describe() + ")");
-  std::vector<int64_t> sizes;
-  for (int64_t done = 0; done < *total; done += piece) sizes.push_back(std::min(piece, *total - done));
-  if (sizes.size() != n.num_outputs())
-    throw ArgumentError(n.kind + ": " + std::to_string(sizes.size()) + " pieces for " + std::to_string(n.num_outputs()) + " outputs");
-  return split(g, x, sizes, dim);
 }
 
 // Strings only feed exception and warning messages here, which exports drop.
