@@ -11,11 +11,6 @@ namespace onnxport::core {
 
 namespace {
 
-bool is_number_type(const c10::TypePtr& t) {
-  const auto k = t->kind();
-  return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType;
-}
-
 // The dtype a TorchScript value has in the ONNX graph (numbers are 0-d tensors; floats are
 // float32 like the constants the builder materializes), or Undefined if unknown.
 DType onnx_dtype_of(const torch::jit::Value* v) {
@@ -33,10 +28,7 @@ TensorType dims_unknown(TensorType t) {
   return t;
 }
 
-Subgraph::Input input_like(const Value* v) {
-  if (v->is_sequence()) return {dims_unknown(v->type()), true};
-  return {dims_unknown(v->type()), false};
-}
+Subgraph::Input input_like(const Value* v) { return {dims_unknown(v->type()), v->is_sequence()}; }
 
 }  // namespace
 
@@ -75,7 +67,10 @@ void Converter::convert_if(const torch::jit::Node* n) {
   // list is given the form the other branch needs.
   std::vector<DType> out_dtypes;
   for (const auto* out : n->outputs()) out_dtypes.push_back(onnx_dtype_of(out));
-  for (const auto* w : written) out_dtypes.push_back(lookup(w)->is_tensor() ? lookup(w)->dtype() : DType::Undefined);
+  for (const auto* w : written) {
+    const Value* current = lookup(w);
+    out_dtypes.push_back(current->is_tensor() ? current->dtype() : DType::Undefined);
+  }
   auto branch = [&, this](const torch::jit::Block* block) {
     return [&, block, this](Graph&, const std::vector<Value*>&) {
       Snapshot saved = snapshot();
@@ -85,11 +80,13 @@ void Converter::convert_if(const torch::jit::Node* n) {
       for (const auto* w : written) outs.push_back(lookup(w));
       for (size_t i = 0; i < outs.size(); ++i) {
         Value*& v = outs[i];
-        if (uninitialized.count(v) || v->is_none()) {
-          if (!uninitialized.count(v))
-            throw ExportError("output " + std::to_string(i) + " of this branch is None while the other is not: "
-                              "ONNX If outputs must be tensors", ErrorContext{ec.model_file, "prim::If", {}, ec.module_path, ec.source, "give both branches a tensor value"});
+        if (uninitialized.count(v)) {
           v = builder_.constant(Tensor::scalar_of(out_dtypes[i] == DType::Undefined ? DType::Float : out_dtypes[i], 0));
+        } else if (v->is_none()) {
+          throw ExportError("output " + std::to_string(i) + " of this branch is None while the other is not: "
+                            "ONNX If outputs must be tensors",
+                            ErrorContext{ec.model_file, "prim::If", {}, ec.module_path, ec.source,
+                                         "give both branches a tensor value"});
         } else if (v->is_list()) {
           v = as_sequence(v, DType::Undefined);
         } else if (v->is_tensor()) {
@@ -108,7 +105,7 @@ void Converter::convert_if(const torch::jit::Node* n) {
     if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
     env_[n->outputs()[i]] = results[i];
   }
-  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_outputs + i], n);
+  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_outputs + i]);
 }
 
 void Converter::convert_loop(const torch::jit::Node* n) {
@@ -190,7 +187,7 @@ void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const tor
       if (is_number_type(body->inputs()[1 + i]->type())) static_cast<CoreValue*>(in[2 + i])->set_scalar(true);
       env_[body->inputs()[1 + i]] = in[2 + i];
     }
-    for (size_t i = 0; i < written.size(); ++i) rebind(written[i], in[2 + num_carried + i], n);
+    for (size_t i = 0; i < written.size(); ++i) rebind(written[i], in[2 + num_carried + i]);
     convert_block(body);
     std::vector<Value*> outs{cast_to(lookup(body->outputs()[0]), DType::Bool)};
     for (size_t i = 0; i < num_carried; ++i) outs.push_back(lookup(body->outputs()[1 + i]));
@@ -214,7 +211,7 @@ void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const tor
     if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
     env_[n->outputs()[i]] = results[i];
   }
-  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_carried + i], n);
+  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_carried + i]);
 }
 
 DType Converter::appended_dtype(const torch::jit::Block* block, const torch::jit::Value* list) const {

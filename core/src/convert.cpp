@@ -87,9 +87,7 @@ TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
   }
   for (const auto* out : n->outputs()) {
     view.output_types.push_back(tensor_type_of(out, static_dims));
-    const auto k = out->type()->kind();
-    view.output_is_scalar.push_back(k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType ||
-                                    k == c10::TypeKind::BoolType);
+    view.output_is_scalar.push_back(is_number_type(out->type()));
   }
   for (const auto& name : n->attributeNames())
     if (n->kindOf(name) == torch::jit::AttributeKind::i) view.int_attributes[name.toUnqualString()] = n->i(name);

@@ -52,7 +52,7 @@ class Converter {
   std::vector<const torch::jit::Value*> written_outer_values(const torch::jit::Node* n) const;
   // `v` now holds `updated`: write it back through the views it came from, and mark other
   // views of the same storage for recomputation.
-  void rebind(const torch::jit::Value* v, Value* updated, const torch::jit::Node* by);
+  void rebind(const torch::jit::Value* v, Value* updated);
   void apply_mutations(const torch::jit::Node* n, const std::vector<Value*>& outs, size_t num_outputs);
 
   // control_flow.cpp
@@ -78,7 +78,7 @@ class Converter {
   std::vector<Value*> run_symbolic(const torch::jit::Node* n, const std::vector<Value*>& args);
   Value* refresh_view(const torch::jit::Value* v);
   Value* write_back(const torch::jit::Node* view, Value* base, Value* updated);
-  void mark_views_stale(const torch::jit::Value* base, const torch::jit::Value* keep);
+  void mark_views_stale(const torch::jit::Value* base);
 
   const PreparedGraph& prepared_;
   const ConvertContext& ctx_;

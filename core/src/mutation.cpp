@@ -60,6 +60,17 @@ AliasInfo alias_info_of(const torch::jit::Node* n) {
   return info;
 }
 
+namespace {
+// The view's result is its input itself: an in-place op's aliasing output (y = x.add_(1)) or a
+// no-op view (detach, contiguous, ...).
+bool is_identity_alias(const torch::jit::Node* view) {
+  const AliasInfo info = alias_info_of(view);
+  const bool in_place = std::find(info.written_inputs.begin(), info.written_inputs.end(),
+                                  *info.output_aliases_input) != info.written_inputs.end();
+  return in_place || is_identity_view(kind_name(view));
+}
+}  // namespace
+
 void Converter::analyze_aliases(const torch::jit::Block* block) {
   for (const auto* n : block->nodes()) {
     for (const auto* b : n->blocks()) analyze_aliases(b);
@@ -98,13 +109,13 @@ void Converter::apply_mutations(const torch::jit::Node* n, const std::vector<Val
   size_t next_update = num_outputs;
   for (size_t i : info.written_inputs) {
     Value* updated = info.output_aliases_input == i ? outs[0] : outs[next_update++];
-    rebind(n->inputs()[i], updated, n);
+    rebind(n->inputs()[i], updated);
   }
   // The node's own outputs are current: rebinding their base marked them stale.
   for (const auto* out : n->outputs()) stale_.erase(out);
 }
 
-void Converter::rebind(const torch::jit::Value* v, Value* updated, const torch::jit::Node* by) {
+void Converter::rebind(const torch::jit::Value* v, Value* updated) {
   const Value* before = env_.count(v) ? env_.at(v) : nullptr;
   if (before && before->is_tensor() && updated->is_tensor() && before->dtype() != DType::Undefined)
     updated = cast_to(updated, before->dtype());  // x.add_(y) keeps x's dtype
@@ -112,25 +123,24 @@ void Converter::rebind(const torch::jit::Value* v, Value* updated, const torch::
   stale_.erase(v);
   auto parent = view_parent_.find(v);
   if (parent == view_parent_.end()) {
-    mark_views_stale(v, nullptr);
+    mark_views_stale(v);
     return;
   }
   const auto* base = parent->second.first;
   const auto* view_node = parent->second.second;
   Value* new_base = write_back(view_node, lookup(base), updated);
-  rebind(base, new_base, by);
-  // Views of `base` other than `v` were marked stale by the recursive call; `v` is current.
+  rebind(base, new_base);
+  // The recursive call marked every view of the root stale, `v`'s own views included; `v` is current.
   stale_.erase(v);
-  for (const auto* child : view_children_[v]) stale_.insert(child);
 }
 
-void Converter::mark_views_stale(const torch::jit::Value* base, const torch::jit::Value* keep) {
+void Converter::mark_views_stale(const torch::jit::Value* base) {
   auto children = view_children_.find(base);
   if (children == view_children_.end()) return;
   for (const auto* child : children->second) {
-    if (child == keep || !env_.count(child)) continue;
+    if (!env_.count(child)) continue;
     stale_.insert(child);
-    mark_views_stale(child, keep);
+    mark_views_stale(child);
   }
 }
 
@@ -139,11 +149,8 @@ Value* Converter::refresh_view(const torch::jit::Value* v) {
   stale_.erase(v);
   const auto& [base, node] = view_parent_.at(v);
   Value* current_base = lookup(base);
-  const AliasInfo info = alias_info_of(node);
-  const bool in_place = std::find(info.written_inputs.begin(), info.written_inputs.end(),
-                                  *info.output_aliases_input) != info.written_inputs.end();
   Value* fresh = nullptr;
-  if (in_place || is_identity_view(kind_name(node))) {
+  if (is_identity_alias(node)) {
     fresh = current_base;  // y = x.add_(1): y is x
   } else {
     std::vector<Value*> args;
@@ -156,10 +163,7 @@ Value* Converter::refresh_view(const torch::jit::Value* v) {
 
 Value* Converter::write_back(const torch::jit::Node* view, Value* base, Value* updated) {
   const std::string k = kind_name(view);
-  const AliasInfo info = alias_info_of(view);
-  const bool in_place = std::find(info.written_inputs.begin(), info.written_inputs.end(),
-                                  *info.output_aliases_input) != info.written_inputs.end();
-  if (in_place || is_identity_view(k)) return updated;
+  if (is_identity_alias(view)) return updated;
   if (!base->is_tensor() || !updated->is_tensor()) return updated;  // lists: the list itself
   builder_.set_origin(NodeOrigin{"core", "", k, error_context(view).module_path, source_of(view)});
   auto arg = [&](size_t i) { return lookup(view->inputs()[i]); };

@@ -85,6 +85,11 @@ TensorType tensor_type_of(const torch::jit::Value* v, bool keep_static_dims) {
   return out;
 }
 
+bool is_number_type(const c10::TypePtr& type) {
+  const auto k = type->kind();
+  return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType;
+}
+
 std::string module_path_of(const torch::jit::Node* node) {
   auto cs = node->callstack();
   if (!cs) return "";

@@ -51,6 +51,8 @@ at::ScalarType scalar_type_of(DType t);
 // Wraps a tensor without copying (a contiguous copy only if it isn't contiguous).
 Tensor borrow_tensor(const at::Tensor& t);
 TensorType tensor_type_of(const torch::jit::Value* v, bool keep_static_dims);
+// A TorchScript int, float or bool (a 0-d tensor in the ONNX graph).
+bool is_number_type(const c10::TypePtr& type);
 
 // "features.0" from the node's inlined call stack ("" if it has none).
 std::string module_path_of(const torch::jit::Node* node);
