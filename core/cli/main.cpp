@@ -24,7 +24,7 @@ void parse_dynamic_axes(const std::string& text, ExportOptions& o) {
   auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0)
     throw onnxport::ConfigError("--dynamic-axes '" + text + "': expected NAME:AXIS=DIM_NAME[,AXIS=DIM_NAME]",
-                                onnxport::ErrorContext{{}, {}, {}, {}, {}, "e.g. --dynamic-axes input0:0=batch"});
+                                onnxport::ErrorContext::with_hint("e.g. --dynamic-axes input0:0=batch"));
   const std::string name = text.substr(0, colon);
   std::stringstream ss(text.substr(colon + 1));
   std::string item;
@@ -102,7 +102,7 @@ int run_export(const std::string& model, const std::string& output, ExportOption
   if (!report.fallback_ops.empty()) {
     size_t total = 0;
     for (const auto& [op, n] : report.fallback_ops) total += n;
-    std::cout << total << " node" << (total == 1 ? "" : "s") << " kept as " << o.operator_export_type << " fallback:";
+    std::cout << total << " node" << (total == 1 ? "" : "s") << " kept as " << onnxport::operator_export_type_name(o.operator_export_type) << " fallback:";
     for (const auto& [op, n] : report.fallback_ops) std::cout << " " << op << " x" << n;
     std::cout << "\n";
   }
@@ -117,8 +117,8 @@ int run_export(const std::string& model, const std::string& output, ExportOption
 
 // ---------------------------------------------------------------- onnxport ops
 
-constexpr int kLowestExportOpset = 7;   // the range ExportOptions accepts
-constexpr int kHighestExportOpset = 17;
+using onnxport::kMaxOpset;
+using onnxport::kMinOpset;
 
 // torch.onnx looks a node up by its kind minus one trailing '_' (so that relu_ finds relu), and
 // its registry spells names that way: `aten::__and_` is TorchScript `aten::__and__`. A name of its
@@ -141,8 +141,7 @@ std::map<std::string, int> read_reference_list(const std::string& file) {
   std::ifstream in(file);
   if (!in)
     throw onnxport::ConfigError("cannot read the reference list '" + file + "'",
-                                onnxport::ErrorContext{{}, {}, {}, {}, {},
-                                                       "give --reference tests/coverage/torch113_symbolics.txt"});
+                                onnxport::ErrorContext::with_hint("give --reference tests/coverage/torch113_symbolics.txt"));
   std::map<std::string, int> out;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -166,8 +165,8 @@ struct OpRow {
 };
 
 std::string opset_range(const std::set<int>& since_opsets) {
-  const int lowest = std::max(*since_opsets.begin(), kLowestExportOpset);
-  std::string text = std::to_string(lowest) + "–" + std::to_string(kHighestExportOpset);
+  const int lowest = std::max(*since_opsets.begin(), kMinOpset);
+  std::string text = std::to_string(lowest) + "–" + std::to_string(kMaxOpset);
   std::string variants;
   for (int s : since_opsets)
     if (s > lowest) variants += (variants.empty() ? "" : ", ") + std::to_string(s);
@@ -194,7 +193,7 @@ void print_markdown(const std::map<std::string, OpRow>& ops, const std::map<std:
     for (const auto& op : torchscript_candidates(name)) {
       auto found = ops.find(op);
       covered = covered || (found != ops.end() &&
-                            std::max(*found->second.since_opsets.begin(), kLowestExportOpset) <= opset);
+                            std::max(*found->second.since_opsets.begin(), kMinOpset) <= opset);
     }
     if (!covered) missing.push_back(name);
   }
@@ -207,8 +206,8 @@ void print_markdown(const std::map<std::string, OpRow>& ops, const std::map<std:
             << "     /usr/bin/python3 tests/coverage/operators_doc.py build/bin/onnxport --write\n"
             << "     (the ctest test docs.operators_fresh fails when this file is stale). -->\n\n"
             << ops.size() << " TorchScript ops mapped by " << packs.size() << " op packs (" << joined(packs)
-            << "). *Opsets* is the range an export can target (onnxport exports opsets " << kLowestExportOpset << "–"
-            << kHighestExportOpset << "); *variants* are the opsets from which a different ONNX form is emitted.\n";
+            << "). *Opsets* is the range an export can target (onnxport exports opsets " << kMinOpset << "–"
+            << kMaxOpset << "); *variants* are the opsets from which a different ONNX form is emitted.\n";
   if (!reference.empty()) {
     std::cout << "\n*torch.onnx 1.13* gives the lowest opset at which PyTorch 1.13's exporter maps the op, or "
                  "**no** when it has no mapping for it. " << reference.size() - missing.size() << " of its "
@@ -223,7 +222,7 @@ void print_markdown(const std::map<std::string, OpRow>& ops, const std::map<std:
     std::cout << "| `" << op << "` | " << joined(row.packs) << " | " << opset_range(row.since_opsets) << " |";
     if (!reference.empty()) {
       const int* since = torch_onnx_opset(reference, op);
-      std::cout << " " << (since ? std::to_string(*since) + "–" + std::to_string(kHighestExportOpset) : "**no**")
+      std::cout << " " << (since ? std::to_string(*since) + "–" + std::to_string(kMaxOpset) : "**no**")
                 << " |";
     }
     std::cout << "\n";
@@ -344,7 +343,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   exp->add_flag("--no-dynamic-check", [&](int64_t) { opts.check_dynamic_axes = false; },
                 "with --dynamic-axes, skip re-running the model at other sizes to prove no size was baked in");
-  exp->add_option("--operator-export-type", opts.operator_export_type, "onnx (fail on unmapped ops) | onnx_aten_fallback (unmapped -> ATen node) | onnx_aten (every aten op -> ATen) | onnx_fallthrough (unmapped kept in its namespace's domain)");
+  std::string export_type = "onnx";
+  exp->add_option("--operator-export-type", export_type, "onnx (fail on unmapped ops) | onnx_aten_fallback (unmapped -> ATen node) | onnx_aten (every aten op -> ATen) | onnx_fallthrough (unmapped kept in its namespace's domain)");
   exp->add_flag("--verbose", opts.verbose, "print the exported graph with types and provenance");
   exp->add_flag("--provenance", opts.provenance, "write each node's op pack, torch op and module path in its doc_string");
   exp->add_flag("--no-check", [&](int64_t) { opts.check = false; }, "skip the ONNX checker on the written file");
@@ -390,6 +390,7 @@ int main(int argc, char** argv) {
       for (const auto& lib : op_libraries) onnxport::load_op_library(lib);
       opts.training = onnxport::parse_training_mode(training);
       opts.mode = onnxport::parse_export_mode(mode);
+      opts.operator_export_type = onnxport::parse_operator_export_type(export_type);
       return run_export(model, output, opts, config, inputs, axes, opsets, input_names, output_names, *exp);
     }
     if (*ops) return run_ops(dirs, ops_opset, json, markdown, ops_pack, reference_file);

@@ -41,7 +41,7 @@ Value* Converter::as_sequence(Value* v, DType element_hint) {
   if (ctx_.options.opset_version < 13)
     throw ExportError("a list changed inside a loop or branch becomes an ONNX sequence, which onnxport emits "
                       "from opset 13",
-                      ErrorContext{ctx_.model_file, {}, {}, {}, {}, "export with --opset 13 or later"});
+                      ErrorContext::for_file(ctx_.model_file, "export with --opset 13 or later"));
   if (v->elements().empty())
     return builder_.op("SequenceEmpty", {}, {{"dtype_i", static_cast<int64_t>(element_hint == DType::Undefined ? DType::Float : element_hint)}});
   return builder_.op("SequenceConstruct", v->elements());
@@ -85,8 +85,8 @@ void Converter::convert_if(const torch::jit::Node* n) {
         } else if (v->is_none()) {
           throw ExportError("output " + std::to_string(i) + " of this branch is None while the other is not: "
                             "ONNX If outputs must be tensors",
-                            ErrorContext{ec.model_file, "prim::If", {}, ec.module_path, ec.source,
-                                         "give both branches a tensor value"});
+                            ErrorContext::for_node(ec.model_file, "prim::If", ec.module_path, ec.source, {},
+                                                   "give both branches a tensor value"));
         } else if (v->is_list()) {
           v = as_sequence(v, DType::Undefined);
         } else if (v->is_tensor()) {

@@ -222,7 +222,7 @@ Converter::~Converter() = default;
 ErrorContext Converter::error_context(const torch::jit::Node* n) const {
   std::string path = module_path_of(n);
   if (path.empty()) path = module_path_from_params(n, prepared_, attribute_paths_);
-  return ErrorContext{ctx_.model_file, kind_of(n), {}, path, source_of(n), {}};
+  return ErrorContext::for_node(ctx_.model_file, kind_of(n), path, source_of(n));
 }
 
 Value* Converter::lookup(const torch::jit::Value* v) {
@@ -272,7 +272,7 @@ ConvertStats Converter::run() {
     if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
     if (flat[i]->is_sequence())
       throw ExportError("output " + std::to_string(i) + " is a list whose length is only known at run time",
-                        ErrorContext{ctx_.model_file, {}, {}, {}, {}, "return torch.stack(list) or torch.cat(list) instead"});
+                        ErrorContext::for_file(ctx_.model_file, "return torch.stack(list) or torch.cat(list) instead"));
     const std::string name = i < o.output_names.size() ? o.output_names[i] : "output_" + std::to_string(i);
     builder_.name_output(flat[i], name);
     TensorType type = flat[i]->type();
@@ -345,7 +345,7 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
   const AliasInfo alias = alias_info_of(n);
   for (size_t i : alias.written_inputs)
     if (alias.output_aliases_input != i) view.updated_inputs.push_back(i);
-  const std::string pack_id = fallback ? o.operator_export_type : entry->pack.id;
+  const std::string pack_id = fallback ? operator_export_type_name(o.operator_export_type) : entry->pack.id;
   ErrorContext ec{ctx_.model_file, kind, fallback ? pack_id : entry->pack.describe(), view.module_path,
                   view.source_location, {}};
   builder_.set_origin(NodeOrigin{pack_id, fallback ? "" : entry->pack.file, kind, view.module_path,

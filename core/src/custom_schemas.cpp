@@ -28,7 +28,7 @@ std::mutex registered_mutex;
 std::map<std::string, Registered> registered;  // CustomOpSchema::key() -> what this process registered
 
 [[noreturn]] void fail(const std::string& message, const std::string& pack, const std::string& hint) {
-  throw RegistryError(message, ErrorContext{{}, {}, pack, {}, {}, hint});
+  throw RegistryError(message, ErrorContext::for_pack(pack, hint));
 }
 
 std::string describe(const AttrValue& v) {

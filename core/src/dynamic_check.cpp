@@ -24,7 +24,7 @@ at::Tensor grow(const at::Tensor& t, const std::map<int64_t, std::string>& axes)
 }
 
 ErrorContext context_of(const torch::jit::Node* n, const std::string& model_file, const std::string& hint) {
-  return ErrorContext{model_file, n->kind().toQualString(), {}, module_path_of(n), source_of(n), hint};
+  return ErrorContext::for_node(model_file, n->kind().toQualString(), module_path_of(n), source_of(n), {}, hint);
 }
 
 }  // namespace
@@ -65,7 +65,7 @@ std::vector<std::string> check_dynamic_axes(const PreparedGraph& prepared, const
     throw ExportError("with the dynamic axes resized (" + what.str() + ") the model no longer runs: " +
                           (tail.empty() ? msg.substr(0, 200) : tail) +
                           ": a size of the example input was baked in",
-                      ErrorContext{model_file, {}, {}, {}, {}, hint});
+                      ErrorContext::for_file(model_file, hint));
   }
   std::unordered_map<const torch::jit::Value*, const at::Tensor*> probe;
   for (const auto& [v, t] : values) probe[v] = &t;

@@ -165,7 +165,7 @@ std::shared_ptr<torch::jit::Graph> trace_graph(const std::shared_ptr<torch::jit:
     for (auto& c : what)
       if (c == '\n') c = ' ';
     throw ModelError("tracing the scripted model failed: " + what.substr(0, 300),
-                     ErrorContext{{}, {}, {}, {}, {}, "export it with --mode script"});
+                     ErrorContext::with_hint("export it with --mode script"));
   }
   auto traced = state->graph;
   torch::jit::Inline(*traced);

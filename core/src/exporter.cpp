@@ -54,7 +54,8 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
   bo.training = options.training == TrainingMode::Train;
   bo.strict = options.strict;
   for (const auto& [domain, entry] : registry.domains()) bo.custom_domains[domain] = entry.version;
-  if (options.operator_export_type == "onnx_aten" || options.operator_export_type == "onnx_aten_fallback")
+  if (options.operator_export_type == OperatorExportType::OnnxAten ||
+      options.operator_export_type == OperatorExportType::OnnxAtenFallback)
     bo.custom_domains[core::kAtenDomain] = 1;
   for (const auto& [domain, version] : options.custom_opsets) bo.custom_domains[domain] = version;
   core::register_custom_schemas(registry);  // packs' schemas for their custom-domain ops
@@ -62,7 +63,7 @@ ExportReport convert_and_write(const core::PreparedGraph& prepared, const Regist
 
   core::ConvertContext ctx{registry, options, model_file,
                            graph_input_names(options, prepared.graph->inputs().size())};
-  if (options.operator_export_type == "onnx_fallthrough")  // a domain per torch namespace
+  if (options.operator_export_type == OperatorExportType::OnnxFallthrough)  // a domain per torch namespace
     for (const auto* n : prepared.graph->nodes()) {
       const std::string kind = n->kind().toQualString();
       if (!bo.custom_domains.count(kind.substr(0, kind.find("::"))) &&
@@ -111,7 +112,7 @@ void check_written(ExportReport& report, const ExportOptions& options, const std
     core::check_model_file(report.output_path);
   } catch (Error& e) {
     std::remove(report.output_path.c_str());
-    e.add_context(ErrorContext{model_file, {}, {}, {}, {}, "this is an onnxport bug; --no-check writes the file anyway"});
+    e.add_context(ErrorContext::for_file(model_file, "this is an onnxport bug; --no-check writes the file anyway"));
     throw;
   }
   report.seconds_check = seconds_since(t0);
@@ -124,7 +125,7 @@ void load_op_library(const std::string& path) {
   if (!::dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL)) {
     const char* why = ::dlerror();
     throw ModelError("cannot load op library '" + path + "': " + (why ? why : "unknown error"),
-                     ErrorContext{{}, {}, {}, {}, {}, "pass the path of a shared library that registers torch ops (TORCH_LIBRARY)"});
+                     ErrorContext::with_hint("pass the path of a shared library that registers torch ops (TORCH_LIBRARY)"));
   }
 }
 
@@ -175,24 +176,24 @@ ExportReport Exporter::export_file(const std::string& model_path, const std::str
     } catch (const c10::Error& e) {
       std::string what = e.what_without_backtrace();
       throw ModelError("cannot load TorchScript model '" + model_path + "': " + what.substr(0, what.find('\n')),
-                       ErrorContext{model_path, {}, {}, {}, {}, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save()"});
+                       ErrorContext::for_file(model_path, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save()"));
     } catch (const std::exception& e) {
       // The TorchScript compiler reports unknown ops ("Unknown builtin op: vendor::fancy").
       std::string what = e.what();
       const auto start = what.find_first_not_of("\n ");
       what = what.substr(start == std::string::npos ? 0 : start);
       throw ModelError("cannot load TorchScript model '" + model_path + "': " + what.substr(0, what.find('\n')),
-                       ErrorContext{model_path, {}, {}, {}, {}, "if the model uses custom torch ops, load the library that registers them with --load-op-library"});
+                       ErrorContext::for_file(model_path, "if the model uses custom torch ops, load the library that registers them with --load-op-library"));
     }
     if (example_inputs.empty()) example_inputs = make_example_inputs(options.inputs, options.seed);
     if (example_inputs.empty())
-      throw ConfigError("no example inputs", ErrorContext{model_path, {}, {}, {}, {}, "give --input NAME:1x3x224x224:float32 (or NAME=FILE.npy) for each forward argument"});
+      throw ConfigError("no example inputs", ErrorContext::for_file(model_path, "give --input NAME:1x3x224x224:float32 (or NAME=FILE.npy) for each forward argument"));
     try {
       core::PreparedGraph prepared = core::prepare_module(module, /*owned=*/true, example_inputs, options);
       module = torch::jit::Module();  // the frozen graph holds what the export needs
       report = convert_and_write(prepared, *registry_, model_path, output_path, options, seconds_since(t0));
     } catch (Error& e) {
-      e.add_context(ErrorContext{model_path, {}, {}, {}, {}, {}});
+      e.add_context(ErrorContext::for_file(model_path));
       throw;
     }
   }
@@ -204,7 +205,7 @@ ExportReport Exporter::export_module(const torch::jit::Module& module, std::vect
                                      const std::string& output_path, const ExportOptions& options) {
   options.validate();
   if (example_inputs.empty())
-    throw ConfigError("no example inputs", ErrorContext{{}, {}, {}, {}, {}, "give --input NAME:1x3x224x224:float32 (or NAME=FILE.npy) for each forward argument"});
+    throw ConfigError("no example inputs", ErrorContext::with_hint("give --input NAME:1x3x224x224:float32 (or NAME=FILE.npy) for each forward argument"));
   auto t0 = std::chrono::steady_clock::now();
   ExportReport report;
   {
@@ -244,7 +245,7 @@ ExportReport Exporter::export_function(const std::function<torch::jit::IValue(st
     restore();
     std::string what = e.what();
     throw ModelError("tracing the function failed: " + what.substr(0, what.find('\n')),
-                     ErrorContext{{}, {}, {}, {}, {}, "pass every parameter the function reads in named_parameters"});
+                     ErrorContext::with_hint("pass every parameter the function reads in named_parameters"));
   }
   restore();
   core::PreparedGraph prepared;

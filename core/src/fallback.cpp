@@ -6,13 +6,17 @@ namespace onnxport::core {
 
 bool falls_back(const ExportOptions& o, const std::string& kind, bool mapped) {
   const bool is_aten = kind.rfind("aten::", 0) == 0;
-  if (o.operator_export_type == "onnx_aten") return is_aten || !mapped;
-  if (o.operator_export_type == "onnx_aten_fallback" || o.operator_export_type == "onnx_fallthrough") return !mapped;
+  switch (o.operator_export_type) {
+    case OperatorExportType::OnnxAten: return is_aten || !mapped;
+    case OperatorExportType::OnnxAtenFallback:
+    case OperatorExportType::OnnxFallthrough: return !mapped;
+    case OperatorExportType::Onnx: return false;
+  }
   return false;
 }
 
 std::string fallback_domain(const ExportOptions& o, const std::string& kind) {
-  if (o.operator_export_type == "onnx_fallthrough") return kind.substr(0, kind.find("::"));
+  if (o.operator_export_type == OperatorExportType::OnnxFallthrough) return kind.substr(0, kind.find("::"));
   return kAtenDomain;
 }
 
@@ -36,7 +40,7 @@ std::vector<Value*> emit_fallback(Graph& g, const TorchNode& node, const Args& a
                                   const std::string& overload_name) {
   const std::string ns = node.kind.substr(0, node.kind.find("::"));
   const std::string op = node.kind.substr(node.kind.find("::") + 2);
-  const bool aten_node = o.operator_export_type != "onnx_fallthrough";
+  const bool aten_node = o.operator_export_type != OperatorExportType::OnnxFallthrough;
   Attrs attrs;
   if (aten_node) {
     attrs.emplace_back("operator_s", op);

@@ -220,7 +220,7 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
         has_subgraphs = true;
       }
     } catch (Error& e) {
-      e.add_context(ErrorContext{{}, origin_.torch_op, origin_.pack, origin_.module_path, origin_.source, {}});
+      e.add_context(ErrorContext::for_node({}, origin_.torch_op, origin_.module_path, origin_.source, origin_.pack));
       throw;
     }
   }
@@ -516,7 +516,7 @@ void GraphBuilder::name_output(Value* value, const std::string& name) {
   }
   if (used_names_.count(name))
     throw ConfigError("output name '" + name + "' is already used by another value in the graph",
-                      ErrorContext{{}, {}, {}, {}, {}, "choose distinct --output-names"});
+                      ErrorContext::with_hint("choose distinct --output-names"));
   OnnxNode node;
   node.origin = origin_;
   node.proto.set_op_type("Identity");

@@ -23,7 +23,7 @@ std::string dict_value(const std::string& header, const std::string& key) {
 Tensor read_npy(const std::string& path) {
   auto fail = [&](const std::string& why) -> ConfigError {
     return ConfigError("'" + path + "' is not a usable .npy file: " + why,
-                       ErrorContext{{}, {}, {}, {}, {}, "save it with numpy.save (C order, little-endian)"});
+                       ErrorContext::with_hint("save it with numpy.save (C order, little-endian)"));
   };
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError("cannot open input file '" + path + "'");

@@ -141,7 +141,7 @@ void write_model(const OnnxModel& model, const ModelMeta& meta, const std::strin
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   {
     std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) throw ExportError("cannot write '" + tmp + "'", ErrorContext{{}, {}, {}, {}, {}, "check the output directory exists and is writable"});
+    if (!file) throw ExportError("cannot write '" + tmp + "'", ErrorContext::with_hint("check the output directory exists and is writable"));
     {
       google::protobuf::io::OstreamOutputStream raw(&file);
       CodedOutputStream out(&raw);
@@ -167,14 +167,14 @@ void write_model(const OnnxModel& model, const ModelMeta& meta, const std::strin
       }
       if (out.HadError()) {
         std::remove(tmp.c_str());
-        throw ExportError("writing '" + tmp + "' failed", ErrorContext{{}, {}, {}, {}, {}, "is the disk full?"});
+        throw ExportError("writing '" + tmp + "' failed", ErrorContext::with_hint("is the disk full?"));
       }
     }
     file.flush();
     if (!file) {
       file.close();
       std::remove(tmp.c_str());
-      throw ExportError("writing '" + tmp + "' failed", ErrorContext{{}, {}, {}, {}, {}, "is the disk full?"});
+      throw ExportError("writing '" + tmp + "' failed", ErrorContext::with_hint("is the disk full?"));
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {

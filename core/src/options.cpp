@@ -97,14 +97,28 @@ TrainingMode parse_training_mode(const std::string& s) {
   throw config_error("training must be eval, preserve or train, got '" + s + "'");
 }
 
+const char* operator_export_type_name(OperatorExportType t) {
+  switch (t) {
+    case OperatorExportType::Onnx: return "onnx";
+    case OperatorExportType::OnnxAten: return "onnx_aten";
+    case OperatorExportType::OnnxAtenFallback: return "onnx_aten_fallback";
+    case OperatorExportType::OnnxFallthrough: return "onnx_fallthrough";
+  }
+  return "?";
+}
+
+OperatorExportType parse_operator_export_type(const std::string& s) {
+  for (auto t : {OperatorExportType::Onnx, OperatorExportType::OnnxAten, OperatorExportType::OnnxAtenFallback,
+                 OperatorExportType::OnnxFallthrough})
+    if (s == operator_export_type_name(t)) return t;
+  throw config_error("operator_export_type '" + s + "' is unknown",
+                     "use onnx, onnx_aten, onnx_aten_fallback or onnx_fallthrough");
+}
+
 void ExportOptions::validate() const {
-  if (opset_version < 7 || opset_version > 17)
+  if (opset_version < kMinOpset || opset_version > kMaxOpset)
     throw config_error("opset_version " + std::to_string(opset_version) + " is out of range",
-                       "onnxport exports opsets 7 to 17");
-  static const std::set<std::string> export_types = {"onnx", "onnx_aten", "onnx_aten_fallback", "onnx_fallthrough"};
-  if (!export_types.count(operator_export_type))
-    throw config_error("operator_export_type '" + operator_export_type + "' is unknown",
-                       "use onnx, onnx_aten, onnx_aten_fallback or onnx_fallthrough");
+                       "onnxport exports opsets " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
   std::set<std::string> names;
   for (const auto& n : input_names)
     if (!names.insert(n).second) throw config_error("input name '" + n + "' is given twice");
@@ -135,7 +149,7 @@ void load_config_file(const std::string& path, ExportOptions& o) {
       else if (key == "check_dynamic_axes") o.check_dynamic_axes = v.get<bool>();
       else if (key == "input_names") o.input_names = v.get<std::vector<std::string>>();
       else if (key == "output_names") o.output_names = v.get<std::vector<std::string>>();
-      else if (key == "operator_export_type") o.operator_export_type = v.get<std::string>();
+      else if (key == "operator_export_type") o.operator_export_type = parse_operator_export_type(v.get<std::string>());
       else if (key == "opset_version") o.opset_version = v.get<int>();
       else if (key == "do_constant_folding") o.do_constant_folding = v.get<bool>();
       else if (key == "keep_initializers_as_inputs") o.keep_initializers_as_inputs = v.get<bool>();

@@ -226,7 +226,7 @@ PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
   if (inputs.size() + self_inputs != graph->inputs().size())
     throw ConfigError("the model's forward takes " + std::to_string(graph->inputs().size() - self_inputs) + " inputs, " +
                           std::to_string(inputs.size()) + " example inputs were given",
-                      ErrorContext{{}, {}, {}, {}, {}, "give one --input per forward argument, in order"});
+                      ErrorContext::with_hint("give one --input per forward argument, in order"));
   for (const auto& iv : inputs)
     if (iv.isTensor()) out.example_tensors.push_back(iv.toTensor());
   std::vector<torch::jit::IValue> run_inputs;
@@ -257,7 +257,7 @@ PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
       std::string why;
       for (const auto& w : mode.warnings) why += "\n  " + w;
       if (why.empty()) throw;
-      throw ModelError(std::string(e.what()) + why, ErrorContext{{}, {}, {}, {}, {}, "export it with --mode script (or auto)"});
+      throw ModelError(std::string(e.what()) + why, ErrorContext::with_hint("export it with --mode script (or auto)"));
     }
     restore_buffers();
     out.self.reset();
@@ -269,7 +269,7 @@ PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
     restore_buffers();
   } catch (const c10::Error& e) {
     throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
-                     ErrorContext{{}, {}, {}, {}, {}, "check the --input shapes and dtypes"});
+                     ErrorContext::with_hint("check the --input shapes and dtypes"));
   }
   out.graph = graph;
   return out;

@@ -31,7 +31,7 @@ ResolvedAttr resolve_attr(const Attr& a) {
   };
   if (base.empty() || pos == std::string::npos)
     throw AttributeError("attribute '" + a.name + "' has no type suffix",
-                         ErrorContext{{}, {}, {}, {}, {}, "name it like torch.onnx does: alpha_f, axes_i, mode_s, value_t"});
+                         ErrorContext::with_hint("name it like torch.onnx does: alpha_f, axes_i, mode_s, value_t"));
   const K k = a.value.kind();
   if (suffix == "i") {
     if (k == K::Int) return {base, T::Int, a.value};
@@ -63,7 +63,7 @@ ResolvedAttr resolve_attr(const Attr& a) {
     throw mismatch("a Subgraph");
   }
   throw AttributeError("attribute '" + a.name + "' has unknown type suffix _" + suffix,
-                       ErrorContext{{}, {}, {}, {}, {}, "use _i (int/ints), _f (float/floats), _s (string/strings), _t (tensor/tensors), _g (Subgraph)"});
+                       ErrorContext::with_hint("use _i (int/ints), _f (float/floats), _s (string/strings), _t (tensor/tensors), _g (Subgraph)"));
 }
 
 }  // namespace onnxport

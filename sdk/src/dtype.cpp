@@ -85,7 +85,7 @@ DType dtype_from_name(const std::string& name) {
   auto it = names.find(name);
   if (it == names.end())
     throw ArgumentError("unknown dtype '" + name + "'",
-                        ErrorContext{{}, {}, {}, {}, {}, "use one of float32, float64, float16, int64, int32, int8, uint8, bool"});
+                        ErrorContext::with_hint("use one of float32, float64, float16, int64, int32, int8, uint8, bool"));
   return it->second;
 }
 

@@ -2,6 +2,32 @@
 
 namespace onnxport {
 
+ErrorContext ErrorContext::with_hint(std::string hint) {
+  ErrorContext c;
+  c.hint = std::move(hint);
+  return c;
+}
+
+ErrorContext ErrorContext::for_file(std::string model_file, std::string hint) {
+  ErrorContext c;
+  c.model_file = std::move(model_file);
+  c.hint = std::move(hint);
+  return c;
+}
+
+ErrorContext ErrorContext::for_pack(std::string pack, std::string hint) {
+  ErrorContext c;
+  c.pack = std::move(pack);
+  c.hint = std::move(hint);
+  return c;
+}
+
+ErrorContext ErrorContext::for_node(std::string model_file, std::string torch_op, std::string module_path,
+                                    std::string source, std::string pack, std::string hint) {
+  return ErrorContext{std::move(model_file), std::move(torch_op), std::move(pack),
+                      std::move(module_path), std::move(source), std::move(hint)};
+}
+
 Error::Error(const std::string& message, ErrorContext ctx)
     : std::runtime_error(message), message_(message), ctx_(std::move(ctx)) {
   compose();

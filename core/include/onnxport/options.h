@@ -18,7 +18,19 @@ struct InputSpec {
   static InputSpec parse(const std::string& text);
 };
 
+// The opsets an export can target, and the default.
+constexpr int kMinOpset = 7;
+constexpr int kMaxOpset = 17;
+constexpr int kDefaultOpset = 17;
+
 enum class TrainingMode { Eval, Preserve, Train };
+
+// torch.onnx's operator_export_type: what happens to ops no op pack maps.
+//   onnx               - the export fails, listing them;
+//   onnx_aten          - every aten op (mapped or not) becomes an ATen node in org.pytorch.aten;
+//   onnx_aten_fallback - unmapped ops become ATen nodes;
+//   onnx_fallthrough   - unmapped ops are kept as-is in a domain named after their namespace.
+enum class OperatorExportType { Onnx, OnnxAten, OnnxAtenFallback, OnnxFallthrough };
 
 // How the model's forward becomes a graph:
 //   trace  - the ops one run on the example inputs executes (loops unrolled, branches fixed);
@@ -35,8 +47,8 @@ struct ExportOptions {
   TrainingMode training = TrainingMode::Eval;
   std::vector<std::string> input_names;
   std::vector<std::string> output_names;
-  std::string operator_export_type = "onnx";  // onnx | onnx_aten | onnx_aten_fallback | onnx_fallthrough
-  int opset_version = 17;
+  OperatorExportType operator_export_type = OperatorExportType::Onnx;
+  int opset_version = kDefaultOpset;
   bool do_constant_folding = true;
   std::map<std::string, std::map<int64_t, std::string>> dynamic_axes;  // value name -> axis -> dim name
   bool keep_initializers_as_inputs = false;
@@ -64,5 +76,7 @@ const char* training_mode_name(TrainingMode m);
 const char* export_mode_name(ExportMode m);
 ExportMode parse_export_mode(const std::string& s);
 TrainingMode parse_training_mode(const std::string& s);
+const char* operator_export_type_name(OperatorExportType t);
+OperatorExportType parse_operator_export_type(const std::string& s);
 
 }  // namespace onnxport

@@ -14,6 +14,14 @@ struct ErrorContext {
   std::string module_path;  // "features.0"
   std::string source;       // "model.py:42"
   std::string hint;         // what to do next
+
+  // Named ways to build one, so call sites say which fields they fill.
+  static ErrorContext with_hint(std::string hint);
+  static ErrorContext for_file(std::string model_file, std::string hint = {});
+  static ErrorContext for_pack(std::string pack, std::string hint = {});
+  // A TorchScript node: its op, module path and source line (and the pack converting it).
+  static ErrorContext for_node(std::string model_file, std::string torch_op, std::string module_path,
+                               std::string source, std::string pack = {}, std::string hint = {});
 };
 
 class Error : public std::runtime_error {
