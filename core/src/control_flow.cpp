@@ -129,26 +129,34 @@ void Converter::convert_loop(const torch::jit::Node* n) {
     element_dtypes.push_back(appended_dtype(body, w));
     unknown_element = unknown_element || (lookup(w)->is_list() && element_dtypes.back() == DType::Undefined);
   }
-  std::unordered_map<const torch::jit::Value*, DType> observed;
-  for (int pass = unknown_element ? 0 : 1; pass < 2; ++pass) {
-    const bool dry_run = pass == 0;
-    if (dry_run) {
-      observed_appends = &observed;
-      builder_.set_strict(false);
+  if (unknown_element) {
+    std::unordered_map<const torch::jit::Value*, DType> observed;
+    {
+      DryRunScope dry_run(*this, observed);
+      try {
+        loop_pass(n, written, element_dtypes, trip_count, start_cond, /*dry_run=*/true);
+      } catch (const Error&) {
+        // What the body appended before it failed is still worth knowing.
+      }
     }
-    try {
-      loop_pass(n, written, element_dtypes, trip_count, start_cond, dry_run);
-    } catch (const Error&) {
-      if (!dry_run) throw;
-    }
-    if (dry_run) {
-      observed_appends = nullptr;
-      builder_.set_strict(ctx_.options.strict);
-      for (size_t i = 0; i < written.size(); ++i)
-        if (auto it = observed.find(written[i]); it != observed.end() && element_dtypes[i] == DType::Undefined)
-          element_dtypes[i] = it->second;
-    }
+    for (size_t i = 0; i < written.size(); ++i)
+      if (auto it = observed.find(written[i]); it != observed.end() && element_dtypes[i] == DType::Undefined)
+        element_dtypes[i] = it->second;
   }
+  loop_pass(n, written, element_dtypes, trip_count, start_cond, /*dry_run=*/false);
+}
+
+Converter::DryRunScope::DryRunScope(Converter& converter,
+                                    std::unordered_map<const torch::jit::Value*, DType>& observed)
+    : converter_(converter), strict_(converter.builder().strict()), bindings_(converter.snapshot()) {
+  converter_.observed_appends = &observed;
+  converter_.builder().set_strict(false);
+}
+
+Converter::DryRunScope::~DryRunScope() {
+  converter_.observed_appends = nullptr;
+  converter_.builder().set_strict(strict_);
+  converter_.restore(std::move(bindings_));
 }
 
 // One conversion of the loop; a dry run's Loop node is left for dead-code elimination.

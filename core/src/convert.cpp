@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "fallback.h"
+#include "onnx_eval.h"
 #include "onnxport/errors.h"
 
 namespace onnxport::core {
@@ -14,13 +15,6 @@ namespace {
 std::string kind_of(const torch::jit::Node* n) { return n->kind().toQualString(); }
 
 bool is_constant_node(const torch::jit::Node* n) { return n->kind() == c10::prim::Constant; }
-
-void visit_nodes(const torch::jit::Block* block, const std::function<void(const torch::jit::Node*)>& fn) {
-  for (const auto* n : block->nodes()) {
-    fn(n);
-    for (const auto* b : n->blocks()) visit_nodes(b, fn);
-  }
-}
 
 }  // namespace
 
@@ -154,59 +148,12 @@ void apply_dynamic_axes(TensorType& type, const std::string& name, const ExportO
     if (axis >= 0 && axis < static_cast<int64_t>(type.shape->size())) (*type.shape)[axis] = Dim::named(dim_name);
 }
 
-bool handled_by_core(const torch::jit::Node* n) {
-  const auto k = n->kind();
-  return k == c10::prim::Constant || k == c10::prim::GetAttr || k == c10::prim::If || k == c10::prim::Loop ||
-         k == c10::prim::Uninitialized;
-}
-
 }  // namespace
 
 const std::vector<std::pair<std::string, int>>& core_builtin_ops() {
   static const std::vector<std::pair<std::string, int>> ops = {
       {"prim::Constant", 1}, {"prim::GetAttr", 1}, {"prim::If", 9}, {"prim::Loop", 9}, {"prim::Uninitialized", 1}};
   return ops;
-}
-
-void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx) {
-  struct Missing {
-    size_t count = 0;
-    std::set<std::string> paths;
-  };
-  std::map<std::string, Missing> missing;
-  const int opset = ctx.options.opset_version;
-  visit_nodes(graph.block(), [&](const torch::jit::Node* n) {
-    if (handled_by_core(n)) return;
-    const std::string kind = kind_of(n);
-    const bool mapped = ctx.registry.lookup(kind, opset) != nullptr;
-    if (mapped || falls_back(ctx.options, kind, mapped)) return;
-    auto& m = missing[kind];
-    ++m.count;
-    const std::string path = module_path_of(n);
-    if (m.paths.size() < 5) m.paths.insert(path.empty() ? "<top>" : path);
-  });
-  if (missing.empty()) return;
-  std::ostringstream os;
-  os << missing.size() << " operator" << (missing.size() > 1 ? "s have" : " has") << " no mapping at opset " << opset
-     << ":";
-  bool later_opset = false;
-  for (const auto& [kind, m] : missing) {
-    os << "\n  " << kind << " x" << m.count << " in ";
-    bool first = true;
-    for (const auto& p : m.paths) {
-      os << (first ? "" : ", ") << p;
-      first = false;
-    }
-    if (auto from = ctx.registry.earliest_opset(kind); from && *from > opset) {
-      os << " (supported from opset " << *from << ")";
-      later_opset = true;
-    }
-  }
-  ErrorContext ec;
-  ec.model_file = ctx.model_file;
-  ec.hint = later_opset ? "raise --opset, or add an op pack mapping the rest (--plugin-dir)"
-                        : "add an op pack that maps them (--plugin-dir DIR); `onnxport ops` lists what is mapped";
-  throw UnsupportedOpError(os.str(), ec);
 }
 
 Converter::Converter(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder, OnnxModel& model)
@@ -243,7 +190,6 @@ Value* Converter::cast_to(Value* v, DType dtype) {
 ConvertStats Converter::run() {
   const torch::jit::Graph& graph = *prepared_.graph;
   const ExportOptions& o = ctx_.options;
-  check_coverage(graph, ctx_);
   analyze_aliases(graph.block());
 
   const size_t first_input = prepared_.self ? 1 : 0;
@@ -336,8 +282,9 @@ void Converter::convert_node(const torch::jit::Node* n) {
 std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std::vector<Value*>& args) {
   const ExportOptions& o = ctx_.options;
   const std::string kind = kind_of(n);
-  const RegistryEntry* entry = ctx_.registry.lookup(kind, o.opset_version);
-  const bool fallback = falls_back(o, kind, entry != nullptr);
+  const ResolvedOp& resolved = ctx_.resolution.of(kind);
+  const RegistryEntry* entry = resolved.entry;
+  const bool fallback = resolved.fallback;
   if (!entry && !fallback)
     throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version), error_context(n));
   TorchNode view = view_of(n, static_dims_);
@@ -392,7 +339,7 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
 }
 
 Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node* origin, const std::vector<Value*>& args) {
-  const RegistryEntry* entry = ctx_.registry.lookup(kind, ctx_.options.opset_version);
+  const RegistryEntry* entry = ctx_.resolution.helper(kind);
   ErrorContext ec = error_context(origin);
   if (!entry) {
     ec.hint = "writes through views need " + kind + "; raise --opset or add an op pack that maps it";
@@ -418,8 +365,27 @@ Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node*
   }
 }
 
-ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder,
-                           OnnxModel& model) {
+namespace {
+BuilderOptions builder_options(const ConvertContext& ctx) {
+  const ExportOptions& o = ctx.options;
+  BuilderOptions bo;
+  bo.opset = o.opset_version;
+  bo.training = o.training == TrainingMode::Train;
+  bo.strict = o.strict;
+  bo.evaluate = evaluate_constant_node;
+  for (const auto& [domain, entry] : ctx.resolution.registry().domains()) bo.custom_domains[domain] = entry.version;
+  if (o.operator_export_type == OperatorExportType::OnnxAten ||
+      o.operator_export_type == OperatorExportType::OnnxAtenFallback)
+    bo.custom_domains[kAtenDomain] = 1;
+  for (const auto& [domain, version] : o.custom_opsets) bo.custom_domains[domain] = version;
+  // onnx_fallthrough: a domain per torch namespace of the ops kept as they are
+  for (const auto& domain : ctx.resolution.fallthrough_domains(o.operator_export_type)) bo.custom_domains.emplace(domain, 1);
+  return bo;
+}
+}  // namespace
+
+ConvertStats convert_to_onnx(const PreparedGraph& prepared, const ConvertContext& ctx, OnnxModel& model) {
+  GraphBuilder builder(model, builder_options(ctx));
   Converter converter(prepared, ctx, builder, model);
   return converter.run();
 }

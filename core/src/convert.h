@@ -1,25 +1,22 @@
 #pragma once
-// The conversion driver: every TorchScript node goes through the registry to its symbolic.
+// The convert stage: every TorchScript node goes to the symbolic the resolve stage picked for it
+// (or to the core's own conversion of control flow, constants and attributes).
 #include <map>
 #include <string>
 
 #include "graph_builder.h"
 #include "onnxport/options.h"
-#include "onnxport/registry/registry.h"
+#include "resolve.h"
 #include "torch_graph.h"
 
 namespace onnxport::core {
 
 struct ConvertContext {
-  const Registry& registry;
+  const Resolution& resolution;
   const ExportOptions& options;
   std::string model_file;
   std::vector<std::string> input_names;  // graph input names, in order
 };
-
-// Throws UnsupportedOpError listing every unmapped op (with counts and module paths) before
-// converting anything.
-void check_coverage(const torch::jit::Graph& graph, const ConvertContext& ctx);
 
 // Ops the converter handles itself (control flow, constants, attributes): name, lowest opset.
 const std::vector<std::pair<std::string, int>>& core_builtin_ops();
@@ -31,7 +28,9 @@ struct ConvertStats {
   std::vector<std::pair<const torch::jit::Value*, std::string>> value_names;
 };
 
-ConvertStats convert_graph(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder,
-                           OnnxModel& model);
+// Builds `model` from the prepared graph: graph inputs and outputs, every node through its
+// symbolic, small constants folded as nodes are made (onnx_eval.h), opset imports for the
+// target opset and every custom domain used.
+ConvertStats convert_to_onnx(const PreparedGraph& prepared, const ConvertContext& ctx, OnnxModel& model);
 
 }  // namespace onnxport::core

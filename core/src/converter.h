@@ -42,8 +42,34 @@ class Converter {
   void count_core_op(const torch::jit::Node* n) { ++stats_.core_ops[n->kind().toQualString()]; }
 
   std::unordered_set<const Value*> uninitialized;  // prim::Uninitialized placeholders
-  // While set, the dtype of what aten::append/insert adds to each list (by root value).
+  // During a dry run (DryRunScope), the dtype of what aten::append/insert adds to each list (by root value).
   std::unordered_map<const torch::jit::Value*, DType>* observed_appends = nullptr;
+
+  struct Snapshot {
+    std::unordered_map<const torch::jit::Value*, Value*> env;
+    std::unordered_set<const torch::jit::Value*> stale;
+  };
+  Snapshot snapshot() const { return {env_, stale_}; }
+  void restore(Snapshot s) {
+    env_ = std::move(s.env);
+    stale_ = std::move(s.stale);
+  }
+
+  // A conversion whose nodes are discarded, run to learn what a loop body appends to its lists:
+  // while alive, appends are recorded in `observed` and the builder skips strict schema checks.
+  // When it ends (also when the dry run throws) both, and the converter's bindings, are put back.
+  class DryRunScope {
+   public:
+    DryRunScope(Converter& converter, std::unordered_map<const torch::jit::Value*, DType>& observed);
+    ~DryRunScope();
+    DryRunScope(const DryRunScope&) = delete;
+    DryRunScope& operator=(const DryRunScope&) = delete;
+
+   private:
+    Converter& converter_;
+    bool strict_;
+    Snapshot bindings_;
+  };
 
   // mutation.cpp
   void analyze_aliases(const torch::jit::Block* block);
@@ -63,15 +89,6 @@ class Converter {
   Value* as_sequence(Value* v, DType element_hint);
   DType appended_dtype(const torch::jit::Block* block, const torch::jit::Value* list) const;
 
-  struct Snapshot {
-    std::unordered_map<const torch::jit::Value*, Value*> env;
-    std::unordered_set<const torch::jit::Value*> stale;
-  };
-  Snapshot snapshot() const { return {env_, stale_}; }
-  void restore(Snapshot s) {
-    env_ = std::move(s.env);
-    stale_ = std::move(s.stale);
-  }
 
  private:
   void convert_node(const torch::jit::Node* n);

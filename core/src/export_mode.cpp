@@ -109,6 +109,7 @@ std::vector<ControlFlowSite> control_flow_sites(const torch::jit::Graph& graph) 
 ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
   ModeChoice choice;
   const auto sites = control_flow_sites(graph);
+  choice.control_flow_sites = sites.size();
   const bool dynamic = !o.dynamic_axes.empty();
   std::vector<const ControlFlowSite*> needs_script;
   for (const auto& s : sites)

@@ -22,6 +22,7 @@ std::vector<ControlFlowSite> control_flow_sites(const torch::jit::Graph& graph);
 
 struct ModeChoice {
   bool script = false;
+  size_t control_flow_sites = 0;  // prim::If / prim::Loop nodes in the graph
   std::string reason;
   std::vector<std::string> warnings;
 };

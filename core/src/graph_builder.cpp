@@ -4,7 +4,6 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "custom_schemas.h"
-#include "constant_folding.h"
 #include "onnxport/errors.h"
 
 namespace onnxport::core {
@@ -262,7 +261,8 @@ Value* GraphBuilder::fold_small_constants(const OnnxNode& node, const std::vecto
     if (t.numel() > kMaxInlineConstantElements) return nullptr;
     constants.push_back(std::move(t));
   }
-  std::optional<Tensor> folded = fold_node(node.proto, constants, options_.opset);
+  if (!options_.evaluate) return nullptr;
+  std::optional<Tensor> folded = options_.evaluate(node.proto, constants, options_.opset);
   if (!folded) return nullptr;
   return add_torch_constant(*folded, {});
 }

@@ -1,7 +1,9 @@
 #pragma once
 // The host's implementation of the SDK Graph: turns g.op calls into ONNX nodes, checks them
 // against ONNX's schemas (strict mode), and types their outputs with ONNX's per-node inference.
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -9,14 +11,23 @@
 
 #include "onnx_ir.h"
 #include "onnxport/graph.h"
+#include "onnxport/options.h"
 
 namespace onnxport::core {
 
+// Computes one node on small constant inputs (nullopt: leave the node in the graph). The core
+// passes the ONNX evaluator (onnx_eval.h); the builder itself stays free of torch.
+using ConstantEvaluator =
+    std::function<std::optional<Tensor>(const onnx::NodeProto&, const std::vector<Tensor>&, int opset)>;
+
 struct BuilderOptions {
-  int opset = 17;
+  int opset = kDefaultOpset;
   bool training = false;
   bool strict = true;
   std::map<std::string, int> custom_domains;  // declared by packs, overridden by custom_opsets
+  // Nodes whose inputs are all small constants are computed as they are made, so that sizes,
+  // ranks and flags computed from constants stay constants; unset: nothing is folded eagerly.
+  ConstantEvaluator evaluate;
 };
 
 class GraphBuilder : public Graph {
@@ -28,7 +39,6 @@ class GraphBuilder : public Graph {
 
   // The node being converted: every node created until the next call carries this origin.
   void set_origin(NodeOrigin origin) { origin_ = std::move(origin); }
-  void declare_domain(const std::string& domain, int version) { options_.custom_domains[domain] = version; }
   const NodeOrigin& origin() const { return origin_; }
   // Strict schema/inference checking; switched off for dry runs whose result is discarded.
   bool strict() const { return options_.strict; }

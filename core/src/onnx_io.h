@@ -1,5 +1,6 @@
 #pragma once
-// ONNX-side passes, the streaming writer, the checker and the readable printer.
+// Written ONNX files: the streaming writer (model_writer.cpp), the checker (model_check.cpp) and
+// the readable printer (graph_printer.cpp).
 #include <string>
 
 #include "onnx_ir.h"
@@ -13,9 +14,6 @@ struct ModelMeta {
   bool keep_initializers_as_inputs = false;
   bool provenance_doc_strings = false;  // node doc_string = pack, torch op, module path
 };
-
-// Removes nodes whose outputs nobody reads and initializers nobody uses.
-void eliminate_dead_code(OnnxModel& model);
 
 // The ModelProto without initializer payloads (initializers are streamed by write_model).
 onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta, bool with_initializer_headers);

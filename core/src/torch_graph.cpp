@@ -3,15 +3,12 @@
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
-#include <torch/csrc/jit/passes/freeze_module.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 
 #include <torch/csrc/jit/passes/shape_analysis.h>
 
-#include "export_mode.h"
 #include "onnxport/errors.h"
-#include "quantized_weights.h"
 
 namespace onnxport::core {
 
@@ -194,85 +191,6 @@ void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std
     return;  // best effort: ONNX inference types what propagation could not
   }
   copy_dtypes(copy->block(), graph->block());
-}
-
-PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
-                             const std::vector<torch::jit::IValue>& inputs, const ExportOptions& options) {
-  PreparedGraph out;
-  // clone() and freeze_module() both deep-copy parameters: freeze in place instead.
-  torch::jit::Module frozen = owned ? module : module.clone();
-  if (options.training == TrainingMode::Eval) frozen.eval();
-  if (options.training == TrainingMode::Train) frozen.train();
-  for (const auto& p : frozen.named_parameters(true)) {
-    out.tensor_names.emplace(p.value.data_ptr(), p.name);
-    // The tracer takes module tensors as constants, which it refuses for tensors needing grad.
-    p.value.requires_grad_(false);
-  }
-  for (const auto& b : frozen.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
-  torch::jit::freeze_module_inplace(&frozen);
-
-  auto graph = frozen.get_method("forward").graph()->copy();
-  torch::jit::Inline(*graph);
-  if (!graph->inputs().empty() && graph->inputs()[0]->type()->cast<c10::ClassType>()) {
-    if (graph->inputs()[0]->hasUses()) out.self = frozen;
-    else graph->eraseInput(0);
-  }
-  torch::jit::LowerAllTuples(graph);
-  torch::jit::ConstantPropagationImmutableTypes(graph);
-  torch::jit::EliminateDeadCode(graph);
-  prepare_quantized_graph(*graph, out.tensor_names);
-
-  const size_t self_inputs = out.self ? 1 : 0;
-  if (inputs.size() + self_inputs != graph->inputs().size())
-    throw ConfigError("the model's forward takes " + std::to_string(graph->inputs().size() - self_inputs) + " inputs, " +
-                          std::to_string(inputs.size()) + " example inputs were given",
-                      ErrorContext::with_hint("give one --input per forward argument, in order"));
-  for (const auto& iv : inputs)
-    if (iv.isTensor()) out.example_tensors.push_back(iv.toTensor());
-  std::vector<torch::jit::IValue> run_inputs;
-  if (out.self) run_inputs.push_back(out.self->_ivalue());
-  run_inputs.insert(run_inputs.end(), inputs.begin(), inputs.end());
-  // Training-mode ops (BatchNorm) update buffers in place while running: snapshot and restore
-  // them so the export holds the module's values as loaded.
-  std::vector<std::pair<at::Tensor, at::Tensor>> saved;
-  if (out.self)
-    for (const auto& b : out.self->named_buffers(true)) saved.emplace_back(b.value, b.value.clone());
-  auto restore_buffers = [&saved] {
-    torch::NoGradGuard no_grad;
-    for (auto& [live, copy] : saved) live.copy_(copy);
-  };
-
-  const ModeChoice mode = choose_mode(*graph, options);
-  out.mode_reason = mode.reason;
-  out.warnings = mode.warnings;
-  out.scripted = mode.script;
-  bool has_control_flow = !control_flow_sites(*graph).empty();
-  if (!mode.script && has_control_flow) {
-    c10::optional<c10::IValue> self;
-    if (out.self) self = out.self->_ivalue();
-    try {
-      graph = trace_graph(graph, self, inputs);
-    } catch (Error& e) {
-      // Say what tracing could not cope with: usually the control flow the warnings name.
-      std::string why;
-      for (const auto& w : mode.warnings) why += "\n  " + w;
-      if (why.empty()) throw;
-      throw ModelError(std::string(e.what()) + why, ErrorContext::with_hint("export it with --mode script (or auto)"));
-    }
-    restore_buffers();
-    out.self.reset();
-    run_inputs.assign(inputs.begin(), inputs.end());
-  }
-  if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
-  try {
-    record_types(*graph, run_inputs);
-    restore_buffers();
-  } catch (const c10::Error& e) {
-    throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
-                     ErrorContext::with_hint("check the --input shapes and dtypes"));
-  }
-  out.graph = graph;
-  return out;
 }
 
 }  // namespace onnxport::core

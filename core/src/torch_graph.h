@@ -1,5 +1,6 @@
 #pragma once
-// The TorchScript side: turning a module + example inputs into a clean, fully typed JIT graph.
+// The TorchScript side: what the prepare stage produces (PreparedGraph), running graphs to record
+// types, and reading dtypes, module paths and source lines off JIT values and nodes.
 #include <torch/script.h>
 
 #include <map>
@@ -27,13 +28,6 @@ struct PreparedGraph {
   std::string mode_reason;            // why trace or script (ExportMode::Auto), for --verbose
   std::vector<std::string> warnings;  // e.g. data-dependent branches a trace fixed
 };
-
-// Freeze (constants for parameters), inline, lower tuples, clean up, then run the graph once on
-// the example inputs to record the concrete type of every tensor value.
-// `owned`: the caller gives the module up (it is frozen in place, no copy of the parameters);
-// otherwise a clone is frozen and the caller's module stays as it was.
-PreparedGraph prepare_module(const torch::jit::Module& module, bool owned,
-                             const std::vector<torch::jit::IValue>& inputs, const ExportOptions& options);
 
 // dtypes and ranks from TorchScript's shape propagation (run on a copy) for tensor values whose
 // type has none, including those inside blocks.

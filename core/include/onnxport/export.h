@@ -16,6 +16,14 @@ namespace onnxport {
 class Registry;
 class PackLoader;
 
+// One pipeline stage of an export (load, prepare, resolve, convert, prove dynamic axes,
+// onnx passes, write, check): wall time, and the process's peak resident set size when it ended.
+struct StageReport {
+  std::string name;
+  double seconds = 0;
+  size_t peak_rss_bytes = 0;
+};
+
 struct ExportReport {
   std::string output_path;
   size_t node_count = 0;
@@ -29,6 +37,7 @@ struct ExportReport {
   std::string mode_reason;                     // why (for --mode auto), and what the graph holds
   std::vector<std::string> warnings;           // e.g. branches a trace fixed
   std::vector<std::string> dynamic_checks;     // sizes the dynamic-axes check ran the graph at
+  std::vector<StageReport> stages;             // in the order they ran
   double seconds_prepare = 0, seconds_convert = 0, seconds_write = 0, seconds_check = 0;
 };
 

@@ -1,4 +1,4 @@
-#include "dynamic_check.h"
+#include "prove_dynamic_axes.h"
 
 #include <sstream>
 
@@ -29,7 +29,7 @@ ErrorContext context_of(const torch::jit::Node* n, const std::string& model_file
 
 }  // namespace
 
-std::vector<std::string> check_dynamic_axes(const PreparedGraph& prepared, const std::vector<std::string>& input_names,
+std::vector<std::string> prove_dynamic_axes(const PreparedGraph& prepared, const std::vector<std::string>& input_names,
                                             const ValueNames& names, const OnnxModel& model,
                                             const ExportOptions& o, const std::string& model_file) {
   std::vector<std::string> runs;

@@ -1,5 +1,5 @@
 #pragma once
-// Dynamic axes, verified: the TorchScript graph is run again with every dynamic input axis one
+// The prove-dynamic-axes stage: the TorchScript graph is run again with every dynamic input axis one
 // larger, and every exported value whose ONNX type claims a fixed size along the way must
 // still have that size. A size the export baked in (a trace's Reshape target, an unrolled
 // loop) fails here, naming the op, instead of producing a model that breaks at other sizes.
@@ -17,7 +17,7 @@ using ValueNames = std::vector<std::pair<const torch::jit::Value*, std::string>>
 
 // Throws ExportError naming the first node whose exported size is fixed but changes with a
 // dynamic axis. Returns a line per probe run ("x: 2x7 -> 3x7").
-std::vector<std::string> check_dynamic_axes(const PreparedGraph& prepared, const std::vector<std::string>& input_names,
+std::vector<std::string> prove_dynamic_axes(const PreparedGraph& prepared, const std::vector<std::string>& input_names,
                                             const ValueNames& names, const OnnxModel& model,
                                             const ExportOptions& options, const std::string& model_file);
 

@@ -1,10 +1,8 @@
-#include "constant_folding.h"
+#include "onnx_eval.h"
 
-#include <ATen/ATen.h>
-
+#include <cstring>
 #include <functional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "torch_graph.h"
 
@@ -12,13 +10,6 @@ namespace onnxport::core {
 
 namespace {
 
-using ConstMap = std::unordered_map<std::string, at::Tensor>;
-
-at::Tensor to_aten(const Tensor& t) {
-  // Borrowed view: the model keeps the Tensor alive for the duration of the pass.
-  return at::from_blob(const_cast<void*>(t.data()), t.shape(),
-                       at::TensorOptions().dtype(scalar_type_of(t.dtype())));
-}
 
 const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
   for (const auto& a : n.attribute())
@@ -166,6 +157,14 @@ const std::unordered_map<std::string, Folder>& folders() {
   return table;
 }
 
+}  // namespace
+
+at::Tensor to_aten(const Tensor& t) {
+  // Borrowed view: the model keeps the Tensor alive for the duration of the pass.
+  return at::from_blob(const_cast<void*>(t.data()), t.shape(),
+                       at::TensorOptions().dtype(scalar_type_of(t.dtype())));
+}
+
 Tensor owned_tensor(const at::Tensor& t) {
   at::Tensor c = t.contiguous();
   std::vector<uint8_t> bytes(c.nbytes());
@@ -173,192 +172,26 @@ Tensor owned_tensor(const at::Tensor& t) {
   return Tensor(dtype_of(c.scalar_type()), c.sizes().vec(), std::move(bytes));
 }
 
-}  // namespace
 
-std::optional<Tensor> fold_node(const onnx::NodeProto& node, const std::vector<Tensor>& inputs, int opset) {
-  auto folder = node.domain().empty() ? folders().find(node.op_type()) : folders().end();
-  if (folder == folders().end() || node.output_size() > 1) return std::nullopt;
+bool has_evaluator(const onnx::NodeProto& node) {
+  return node.domain().empty() && folders().count(node.op_type()) > 0;
+}
+
+std::optional<at::Tensor> evaluate_node(const onnx::NodeProto& node, const std::vector<at::Tensor>& inputs, int opset) {
+  if (!has_evaluator(node)) return std::nullopt;
+  try {
+    return folders().at(node.op_type())(node, inputs, opset);
+  } catch (const std::exception&) {
+    return std::nullopt;  // anything ATen can't evaluate is left to the runtime
+  }
+}
+
+std::optional<Tensor> evaluate_constant_node(const onnx::NodeProto& node, const std::vector<Tensor>& inputs, int opset) {
+  if (node.output_size() > 1) return std::nullopt;
   std::vector<at::Tensor> in;
   for (const auto& t : inputs) in.push_back(to_aten(t));
-  try {
-    if (auto r = folder->second(node, in, opset)) return owned_tensor(*r);
-  } catch (const std::exception&) {
-  }
+  if (auto r = evaluate_node(node, in, opset)) return owned_tensor(*r);
   return std::nullopt;
-}
-
-FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant) {
-  FoldStats stats;
-  ConstMap consts;
-  if (parameters_are_constant)
-    for (const auto& init : model.initializers) consts[init.name] = to_aten(init.tensor);
-  std::unordered_set<std::string> graph_outputs;
-  for (const auto& out : model.outputs) graph_outputs.insert(out.name);
-
-  std::vector<OnnxNode> kept;
-  std::vector<Initializer> folded;
-  kept.reserve(model.nodes.size());
-  for (auto& node : model.nodes) {
-    const auto& p = node.proto;
-    if (p.domain().empty() && p.op_type() == "Constant" && p.attribute_size() == 1 && p.attribute(0).has_t()) {
-      consts[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t())).clone();
-      kept.push_back(std::move(node));
-      continue;
-    }
-    auto folder = p.domain().empty() ? folders().find(p.op_type()) : folders().end();
-    if (folder == folders().end() || p.output_size() != 1 || graph_outputs.count(p.output(0))) {
-      kept.push_back(std::move(node));
-      continue;
-    }
-    std::vector<at::Tensor> inputs;
-    bool all_constant = true;
-    for (const auto& name : p.input()) {
-      if (name.empty()) {
-        inputs.emplace_back();
-        continue;
-      }
-      auto c = consts.find(name);
-      if (c != consts.end()) {
-        inputs.push_back(c->second);
-        continue;
-      }
-      // Shape of a value whose shape is fully static folds without its data.
-      if (p.op_type() == "Shape") {
-        auto t = model.value_types.find(name);
-        if (t != model.value_types.end()) {
-          auto shape = from_type_proto(t->second).static_shape();
-          if (shape && p.attribute_size() == 0) {
-            inputs.push_back(at::empty(*shape, at::TensorOptions().dtype(at::kFloat)));
-            continue;
-          }
-        }
-      }
-      all_constant = false;
-      break;
-    }
-    std::optional<at::Tensor> result;
-    if (all_constant) {
-      try {
-        result = folder->second(p, inputs, opset);
-      } catch (const std::exception&) {
-        result.reset();  // leave anything ATen can't evaluate to the runtime
-      }
-    }
-    if (!result) {
-      kept.push_back(std::move(node));
-      continue;
-    }
-    const std::string& out = p.output(0);
-    Tensor t = owned_tensor(*result);
-    folded.push_back(Initializer{out, t});
-    consts[out] = to_aten(folded.back().tensor);
-    TensorType type;
-    type.dtype = t.dtype();
-    std::vector<Dim> dims;
-    for (int64_t d : t.shape()) dims.push_back(Dim::fixed(d));
-    type.shape = dims;
-    model.value_types[out] = to_type_proto(type);
-    ++stats.folded_nodes;
-  }
-  model.nodes = std::move(kept);
-  for (auto& f : folded) model.initializers.push_back(std::move(f));
-  // Small folded values read better (and are what ORT expects for shape inputs) as initializers;
-  // Constant nodes that are now unused disappear in dead-code elimination.
-  return stats;
-}
-
-}  // namespace onnxport::core
-
-namespace onnxport::core {
-
-namespace {
-const Initializer* find_initializer(const OnnxModel& m, const std::string& name) {
-  for (const auto& i : m.initializers)
-    if (i.name == name) return &i;
-  return nullptr;
-}
-}  // namespace
-
-size_t fuse_conv_batchnorm(OnnxModel& model) {
-  std::unordered_map<std::string, int> uses;
-  for (const auto& n : model.nodes) {
-    for (const auto& in : n.proto.input()) ++uses[in];
-    for (const auto& in : captured_names(n.proto)) ++uses[in];
-  }
-  for (const auto& out : model.outputs) ++uses[out.name];
-  std::unordered_map<std::string, size_t> producer;
-  for (size_t i = 0; i < model.nodes.size(); ++i)
-    for (const auto& out : model.nodes[i].proto.output()) producer[out] = i;
-
-  std::vector<bool> drop(model.nodes.size(), false);
-  std::vector<Initializer> added;
-  std::unordered_set<std::string> replaced;  // initializers rewritten in place (by name)
-  size_t fused = 0;
-  for (size_t i = 0; i < model.nodes.size(); ++i) {
-    auto& bn = model.nodes[i].proto;
-    if (!bn.domain().empty() || bn.op_type() != "BatchNormalization" || bn.output_size() != 1) continue;
-    auto p = producer.find(bn.input(0));
-    if (p == producer.end()) continue;
-    auto& conv = model.nodes[p->second].proto;
-    if (conv.op_type() != "Conv" || !conv.domain().empty() || uses[conv.output(0)] != 1) continue;
-    const Initializer* w = conv.input_size() > 1 ? find_initializer(model, conv.input(1)) : nullptr;
-    const Initializer* b = conv.input_size() > 2 && !conv.input(2).empty() ? find_initializer(model, conv.input(2)) : nullptr;
-    if (!w || uses[w->name] != 1 || (conv.input_size() > 2 && !conv.input(2).empty() && (!b || uses[b->name] != 1)))
-      continue;
-    const Initializer* scale = find_initializer(model, bn.input(1));
-    const Initializer* shift = find_initializer(model, bn.input(2));
-    const Initializer* mean = find_initializer(model, bn.input(3));
-    const Initializer* var = find_initializer(model, bn.input(4));
-    if (!scale || !shift || !mean || !var || !is_floating(w->tensor.dtype())) continue;
-    double eps = 1e-5;
-    bool training_mode = false;
-    for (const auto& a : bn.attribute()) {
-      if (a.name() == "epsilon") eps = a.f();
-      if (a.name() == "training_mode") training_mode = a.i() != 0;
-    }
-    if (training_mode) continue;
-
-    // y = scale * (conv(x) - mean) / sqrt(var + eps) + shift
-    //   = conv'(x) with W' = W * k (per output channel), b' = (b - mean) * k + shift
-    at::Tensor k = to_aten(scale->tensor) / at::sqrt(to_aten(var->tensor) + eps);
-    at::Tensor wt = to_aten(w->tensor);
-    std::vector<int64_t> kshape(static_cast<size_t>(wt.dim()), 1);
-    kshape[0] = -1;
-    at::Tensor new_w = (wt * k.reshape(kshape)).to(wt.scalar_type());
-    at::Tensor old_b = b ? to_aten(b->tensor) : at::zeros_like(k);
-    at::Tensor new_b = ((old_b - to_aten(mean->tensor)) * k + to_aten(shift->tensor)).to(wt.scalar_type());
-
-    // Keep the conv's parameter names: the fused tensors replace them.
-    const std::string w_name = w->name;
-    std::string b_name = b ? b->name : "";
-    if (b_name.empty()) {
-      const std::string suffix = ".weight";
-      b_name = w_name.size() > suffix.size() && w_name.compare(w_name.size() - suffix.size(), suffix.size(), suffix) == 0
-                   ? w_name.substr(0, w_name.size() - suffix.size()) + ".bias"
-                   : w_name + "_fused_bias";
-      if (find_initializer(model, b_name) || uses.count(b_name)) b_name = bn.output(0) + "_fused_bias";
-    }
-    replaced.insert(w_name);
-    if (b) replaced.insert(b_name);
-    added.push_back(Initializer{w_name, owned_tensor(new_w)});
-    added.push_back(Initializer{b_name, owned_tensor(new_b)});
-    while (conv.input_size() < 3) conv.add_input("");
-    conv.set_input(2, b_name);
-    conv.set_output(0, bn.output(0));
-    drop[i] = true;
-    ++fused;
-  }
-  if (!fused) return 0;
-  std::vector<OnnxNode> kept;
-  for (size_t i = 0; i < model.nodes.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(model.nodes[i]));
-  model.nodes = std::move(kept);
-  std::vector<Initializer> inits;
-  for (auto& init : model.initializers)
-    if (!replaced.count(init.name)) inits.push_back(std::move(init));
-  for (auto& a : added) inits.push_back(std::move(a));
-  model.initializers = std::move(inits);
-  return fused;
 }
 
 }  // namespace onnxport::core

@@ -1,0 +1,34 @@
+#pragma once
+// The load stage: where the model comes from. A .pt file (torch::jit::load), a module the caller
+// already holds, or a C++ callable traced on the example inputs; plus those example inputs.
+#include <torch/script.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "onnxport/options.h"
+
+namespace onnxport::core {
+
+struct LoadedModel {
+  // A TorchScript module (from a file or the caller), or else the graph a callable was traced into.
+  std::optional<torch::jit::Module> module;
+  bool module_owned = false;  // loaded here: prepare may freeze it in place instead of cloning it
+  std::shared_ptr<torch::jit::Graph> traced_graph;
+  std::unordered_map<const void*, std::string> traced_parameter_names;  // storage -> parameter name
+  std::vector<torch::jit::IValue> inputs;                              // one per forward argument
+};
+
+// `inputs` empty: made from options.inputs (random with options.seed, or .npy files).
+LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
+                            std::vector<torch::jit::IValue> inputs);
+LoadedModel load_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> inputs);
+LoadedModel load_traced_function(const std::function<torch::jit::IValue(std::vector<torch::jit::IValue>)>& fn,
+                                 std::vector<torch::jit::IValue> inputs,
+                                 const std::map<std::string, at::Tensor>& named_parameters);
+
+}  // namespace onnxport::core

@@ -1,0 +1,26 @@
+#pragma once
+// The ONNX evaluator: computes one standard-domain ONNX node on constant inputs with ATen. The
+// graph builder uses it on small constants as nodes are made (so sizes, ranks and flags computed
+// from constants stay constants, and branches on them are decided at export time), and the
+// fold_constants pass uses it on whatever is constant after conversion.
+#include <ATen/ATen.h>
+
+#include <optional>
+#include <vector>
+
+#include "onnx_ir.h"
+
+namespace onnxport::core {
+
+// Whether the evaluator knows the node's op (standard domain only).
+bool has_evaluator(const onnx::NodeProto& node);
+// The node's single output, or nullopt when the op is unknown or ATen cannot evaluate it.
+std::optional<at::Tensor> evaluate_node(const onnx::NodeProto& node, const std::vector<at::Tensor>& inputs, int opset);
+// The same on SDK tensors, for the graph builder (nullopt for nodes with several outputs).
+std::optional<Tensor> evaluate_constant_node(const onnx::NodeProto& node, const std::vector<Tensor>& inputs, int opset);
+
+// A borrowed ATen view of a tensor (the caller keeps `t` alive), and an owning copy back.
+at::Tensor to_aten(const Tensor& t);
+Tensor owned_tensor(const at::Tensor& t);
+
+}  // namespace onnxport::core

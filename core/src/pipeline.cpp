@@ -1,0 +1,132 @@
+#include "pipeline.h"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+
+#include "convert.h"
+#include "onnx_io.h"
+#include "onnxport/errors.h"
+#include "passes.h"
+#include "prepare.h"
+#include "prove_dynamic_axes.h"
+#include "resolve.h"
+
+namespace onnxport::core {
+
+namespace {
+
+size_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<size_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+std::vector<std::string> graph_input_names(const ExportOptions& o, size_t count) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < count; ++i) {
+    if (i < o.input_names.size()) names.push_back(o.input_names[i]);
+    else if (i < o.inputs.size() && !o.inputs[i].name.empty()) names.push_back(o.inputs[i].name);
+    else names.push_back("input_" + std::to_string(i));
+  }
+  return names;
+}
+
+ModelMeta model_meta(const ExportOptions& o) {
+  ModelMeta meta;
+  meta.producer_version = ONNXPORT_VERSION;
+  meta.export_params = o.export_params;
+  meta.keep_initializers_as_inputs = o.keep_initializers_as_inputs;
+  meta.provenance_doc_strings = o.provenance;
+  return meta;
+}
+
+void describe_model(const OnnxModel& model, ExportReport& report) {
+  report.node_count = model.nodes.size();
+  report.initializer_count = model.initializers.size();
+  for (const auto& init : model.initializers) report.initializer_bytes += init.tensor.nbytes();
+  for (const auto& n : model.nodes) ++report.op_histogram[n.proto.op_type()];
+}
+
+double seconds_of(const ExportReport& report, std::initializer_list<const char*> stages) {
+  double total = 0;
+  for (const auto& s : report.stages)
+    for (const char* name : stages)
+      if (s.name == name) total += s.seconds;
+  return total;
+}
+
+}  // namespace
+
+Pipeline::Pipeline(const Registry& registry, const ExportOptions& options, std::string model_file,
+                   std::string output_path)
+    : registry_(registry), options_(options), model_file_(std::move(model_file)), output_path_(std::move(output_path)) {}
+
+template <class Stage>
+auto Pipeline::timed(const char* name, Stage&& stage) -> decltype(stage()) {
+  const auto start = std::chrono::steady_clock::now();
+  auto record = [&] {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report_.stages.push_back(StageReport{name, seconds, peak_rss_bytes()});
+  };
+  if constexpr (std::is_void_v<decltype(stage())>) {
+    stage();
+    record();
+  } else {
+    auto result = stage();
+    record();
+    return result;
+  }
+}
+
+ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
+  options_.validate();
+  report_ = ExportReport{};
+  report_.output_path = output_path_;
+  try {
+    {
+      LoadedModel loaded = timed("load", load);
+      const PreparedGraph prepared = timed("prepare", [&] { return prepare_model(std::move(loaded), options_); });
+      const Resolution resolution =
+          timed("resolve", [&] { return resolve_ops(*prepared.graph, registry_, options_, model_file_); });
+      const ConvertContext ctx{resolution, options_, model_file_,
+                               graph_input_names(options_, prepared.graph->inputs().size())};
+      OnnxModel model;
+      const ConvertStats converted = timed("convert", [&] { return convert_to_onnx(prepared, ctx, model); });
+      report_.dynamic_checks = timed("prove dynamic axes", [&] {
+        return prove_dynamic_axes(prepared, ctx.input_names, converted.value_names, model, options_, model_file_);
+      });
+      timed("onnx passes", [&] { run_onnx_passes(model, options_); });
+      timed("write", [&] { write_model(model, model_meta(options_), output_path_); });
+
+      report_.mode = prepared.scripted ? "script" : "trace";
+      report_.mode_reason = prepared.mode_reason;
+      report_.warnings = prepared.warnings;
+      report_.fallback_ops = converted.fallback_ops;
+      report_.core_ops = converted.core_ops;
+      describe_model(model, report_);
+      if (options_.verbose) report_.graph_text = print_graph(build_model_proto(model, model_meta(options_), true), &model);
+    }  // the model and the frozen graph are released before the checker reads the file back
+    if (options_.check) timed("check", [&] { check_written_file(); });
+  } catch (Error& e) {
+    e.add_context(ErrorContext::for_file(model_file_));
+    throw;
+  }
+  report_.seconds_prepare = seconds_of(report_, {"load", "prepare"});
+  report_.seconds_convert = seconds_of(report_, {"resolve", "convert", "prove dynamic axes", "onnx passes"});
+  report_.seconds_write = seconds_of(report_, {"write"});
+  report_.seconds_check = seconds_of(report_, {"check"});
+  return report_;
+}
+
+void Pipeline::check_written_file() {
+  try {
+    check_model_file(output_path_);
+  } catch (Error& e) {
+    std::remove(output_path_.c_str());
+    e.add_context(ErrorContext::for_file(model_file_, "this is an onnxport bug; --no-check writes the file anyway"));
+    throw;
+  }
+}
+
+}  // namespace onnxport::core

@@ -1,0 +1,37 @@
+#pragma once
+// One export, top to bottom: load → prepare → resolve → convert → prove dynamic axes →
+// ONNX passes → write → check. Each stage is a function in its own file (load.cpp, prepare.cpp,
+// resolve.cpp, convert.cpp, prove_dynamic_axes.cpp, passes.cpp, model_writer.cpp,
+// model_check.cpp); the pipeline runs them in order, times each by name and fills the report.
+// Exporter::export_file, export_module and export_function all enter here.
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "load.h"
+#include "onnxport/export.h"
+#include "onnxport/registry/registry.h"
+
+namespace onnxport::core {
+
+class Pipeline {
+ public:
+  Pipeline(const Registry& registry, const ExportOptions& options, std::string model_file, std::string output_path);
+
+  // `load` is the load stage for this kind of source (a file, a module, a traced function).
+  ExportReport run(const std::function<LoadedModel()>& load);
+
+ private:
+  // Runs one stage, recording its wall time and the process's peak RSS when it ends.
+  template <class Stage>
+  auto timed(const char* name, Stage&& stage) -> decltype(stage());
+  void check_written_file();
+
+  const Registry& registry_;
+  const ExportOptions& options_;
+  const std::string model_file_;
+  const std::string output_path_;
+  ExportReport report_;
+};
+
+}  // namespace onnxport::core
