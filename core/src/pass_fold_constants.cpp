@@ -6,9 +6,51 @@
 
 namespace onnxport::core {
 
+namespace {
+
+using ConstantValues = std::unordered_map<std::string, at::Tensor>;
+
+bool is_constant_node(const onnx::NodeProto& p) {
+  return p.domain().empty() && p.op_type() == "Constant" && p.attribute_size() == 1 && p.attribute(0).has_t();
+}
+
+// The node's inputs as tensors, or nullopt if one of them is not known at export time. Shape of
+// a value whose shape is fully static needs no data: a placeholder of that shape stands in.
+std::optional<std::vector<at::Tensor>> constant_inputs(const onnx::NodeProto& p, const ConstantValues& consts,
+                                                       const OnnxModel& model) {
+  std::vector<at::Tensor> inputs;
+  for (const auto& name : p.input()) {
+    if (name.empty()) {
+      inputs.emplace_back();
+      continue;
+    }
+    if (auto c = consts.find(name); c != consts.end()) {
+      inputs.push_back(c->second);
+      continue;
+    }
+    auto type = model.value_types.find(name);
+    if (p.op_type() != "Shape" || p.attribute_size() != 0 || type == model.value_types.end()) return std::nullopt;
+    auto shape = from_type_proto(type->second).static_shape();
+    if (!shape) return std::nullopt;
+    inputs.push_back(at::empty(*shape, at::TensorOptions().dtype(at::kFloat)));
+  }
+  return inputs;
+}
+
+TensorType static_type_of(const Tensor& t) {
+  TensorType type;
+  type.dtype = t.dtype();
+  std::vector<Dim> dims;
+  for (int64_t d : t.shape()) dims.push_back(Dim::fixed(d));
+  type.shape = dims;
+  return type;
+}
+
+}  // namespace
+
 FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant) {
   FoldStats stats;
-  std::unordered_map<std::string, at::Tensor> consts;
+  ConstantValues consts;
   if (parameters_are_constant)
     for (const auto& init : model.initializers) consts[init.name] = to_aten(init.tensor);
   std::unordered_set<std::string> graph_outputs;
@@ -19,63 +61,24 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
   kept.reserve(model.nodes.size());
   for (auto& node : model.nodes) {
     const auto& p = node.proto;
-    if (p.domain().empty() && p.op_type() == "Constant" && p.attribute_size() == 1 && p.attribute(0).has_t()) {
-      consts[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t())).clone();
-      kept.push_back(std::move(node));
-      continue;
-    }
-    if (!has_evaluator(p) || p.output_size() != 1 || graph_outputs.count(p.output(0))) {
-      kept.push_back(std::move(node));
-      continue;
-    }
-    std::vector<at::Tensor> inputs;
-    bool all_constant = true;
-    for (const auto& name : p.input()) {
-      if (name.empty()) {
-        inputs.emplace_back();
-        continue;
-      }
-      auto c = consts.find(name);
-      if (c != consts.end()) {
-        inputs.push_back(c->second);
-        continue;
-      }
-      // Shape of a value whose shape is fully static folds without its data.
-      if (p.op_type() == "Shape") {
-        auto t = model.value_types.find(name);
-        if (t != model.value_types.end()) {
-          auto shape = from_type_proto(t->second).static_shape();
-          if (shape && p.attribute_size() == 0) {
-            inputs.push_back(at::empty(*shape, at::TensorOptions().dtype(at::kFloat)));
-            continue;
-          }
-        }
-      }
-      all_constant = false;
-      break;
-    }
+    if (is_constant_node(p)) consts[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t())).clone();
     std::optional<at::Tensor> result;
-    if (all_constant) result = evaluate_node(p, inputs, opset);
+    if (!is_constant_node(p) && has_evaluator(p) && p.output_size() == 1 && !graph_outputs.count(p.output(0)))
+      if (auto inputs = constant_inputs(p, consts, model)) result = evaluate_node(p, *inputs, opset);
     if (!result) {
       kept.push_back(std::move(node));
       continue;
     }
+    // The folded value becomes an initializer (what ORT expects for shape inputs, too); Constant
+    // nodes left without readers disappear in dead-code elimination.
     const std::string& out = p.output(0);
-    Tensor t = owned_tensor(*result);
-    folded.push_back(Initializer{out, t});
+    folded.push_back(Initializer{out, owned_tensor(*result)});
     consts[out] = to_aten(folded.back().tensor);
-    TensorType type;
-    type.dtype = t.dtype();
-    std::vector<Dim> dims;
-    for (int64_t d : t.shape()) dims.push_back(Dim::fixed(d));
-    type.shape = dims;
-    model.value_types[out] = to_type_proto(type);
+    model.value_types[out] = to_type_proto(static_type_of(folded.back().tensor));
     ++stats.folded_nodes;
   }
   model.nodes = std::move(kept);
   for (auto& f : folded) model.initializers.push_back(std::move(f));
-  // Small folded values read better (and are what ORT expects for shape inputs) as initializers;
-  // Constant nodes that are now unused disappear in dead-code elimination.
   return stats;
 }
 

@@ -7,83 +7,119 @@
 namespace onnxport::core {
 
 namespace {
+
 const Initializer* find_initializer(const OnnxModel& m, const std::string& name) {
   for (const auto& i : m.initializers)
     if (i.name == name) return &i;
   return nullptr;
 }
+
+// Who reads each value (graph outputs and sub-graph captures count) and who produces it.
+struct Uses {
+  std::unordered_map<std::string, int> readers;
+  std::unordered_map<std::string, size_t> producer;
+
+  explicit Uses(const OnnxModel& model) {
+    for (const auto& n : model.nodes) {
+      for (const auto& in : n.proto.input()) ++readers[in];
+      for (const auto& in : captured_names(n.proto)) ++readers[in];
+    }
+    for (const auto& out : model.outputs) ++readers[out.name];
+    for (size_t i = 0; i < model.nodes.size(); ++i)
+      for (const auto& out : model.nodes[i].proto.output()) producer[out] = i;
+  }
+  int count(const std::string& name) const {
+    auto it = readers.find(name);
+    return it == readers.end() ? 0 : it->second;
+  }
+};
+
+struct ConvBn {
+  onnx::NodeProto* conv;
+  const onnx::NodeProto* bn;
+  const Initializer *weight, *bias;  // bias may be null
+  const Initializer *scale, *shift, *mean, *var;
+  double epsilon = 1e-5;
+};
+
+// The Conv feeding BatchNormalization node `i`, when the two can become one Conv: the Conv's
+// only reader is the BN, its weight and bias are initializers only it reads, the statistics are
+// initializers and the BN is in inference mode.
+std::optional<ConvBn> fusable_pair(OnnxModel& model, size_t i, const Uses& uses) {
+  const auto& bn = model.nodes[i].proto;
+  if (!bn.domain().empty() || bn.op_type() != "BatchNormalization" || bn.output_size() != 1) return std::nullopt;
+  auto p = uses.producer.find(bn.input(0));
+  if (p == uses.producer.end()) return std::nullopt;
+  auto& conv = model.nodes[p->second].proto;
+  if (conv.op_type() != "Conv" || !conv.domain().empty() || uses.count(conv.output(0)) != 1) return std::nullopt;
+  ConvBn pair{&conv, &bn};
+  const bool has_bias = conv.input_size() > 2 && !conv.input(2).empty();
+  pair.weight = conv.input_size() > 1 ? find_initializer(model, conv.input(1)) : nullptr;
+  pair.bias = has_bias ? find_initializer(model, conv.input(2)) : nullptr;
+  if (!pair.weight || uses.count(pair.weight->name) != 1 || (has_bias && (!pair.bias || uses.count(pair.bias->name) != 1)))
+    return std::nullopt;
+  pair.scale = find_initializer(model, bn.input(1));
+  pair.shift = find_initializer(model, bn.input(2));
+  pair.mean = find_initializer(model, bn.input(3));
+  pair.var = find_initializer(model, bn.input(4));
+  if (!pair.scale || !pair.shift || !pair.mean || !pair.var || !is_floating(pair.weight->tensor.dtype()))
+    return std::nullopt;
+  for (const auto& a : bn.attribute()) {
+    if (a.name() == "epsilon") pair.epsilon = a.f();
+    if (a.name() == "training_mode" && a.i() != 0) return std::nullopt;
+  }
+  return pair;
+}
+
+// y = scale * (conv(x) - mean) / sqrt(var + eps) + shift
+//   = conv'(x) with W' = W * k (per output channel), b' = (b - mean) * k + shift
+std::pair<Tensor, Tensor> fused_weight_and_bias(const ConvBn& pair) {
+  at::Tensor k = to_aten(pair.scale->tensor) / at::sqrt(to_aten(pair.var->tensor) + pair.epsilon);
+  at::Tensor w = to_aten(pair.weight->tensor);
+  std::vector<int64_t> per_channel(static_cast<size_t>(w.dim()), 1);
+  per_channel[0] = -1;
+  at::Tensor new_w = (w * k.reshape(per_channel)).to(w.scalar_type());
+  at::Tensor old_b = pair.bias ? to_aten(pair.bias->tensor) : at::zeros_like(k);
+  at::Tensor new_b = ((old_b - to_aten(pair.mean->tensor)) * k + to_aten(pair.shift->tensor)).to(w.scalar_type());
+  return {owned_tensor(new_w), owned_tensor(new_b)};
+}
+
+// A Conv without bias gets one named after its weight ("conv.weight" -> "conv.bias") when free.
+std::string new_bias_name(const ConvBn& pair, const OnnxModel& model, const Uses& uses) {
+  const std::string& w_name = pair.weight->name;
+  const std::string suffix = ".weight";
+  const bool ends_in_weight =
+      w_name.size() > suffix.size() && w_name.compare(w_name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  std::string name = ends_in_weight ? w_name.substr(0, w_name.size() - suffix.size()) + ".bias" : w_name + "_fused_bias";
+  if (find_initializer(model, name) || uses.readers.count(name)) name = pair.bn->output(0) + "_fused_bias";
+  return name;
+}
+
 }  // namespace
 
 size_t fuse_conv_batchnorm(OnnxModel& model) {
-  std::unordered_map<std::string, int> uses;
-  for (const auto& n : model.nodes) {
-    for (const auto& in : n.proto.input()) ++uses[in];
-    for (const auto& in : captured_names(n.proto)) ++uses[in];
-  }
-  for (const auto& out : model.outputs) ++uses[out.name];
-  std::unordered_map<std::string, size_t> producer;
-  for (size_t i = 0; i < model.nodes.size(); ++i)
-    for (const auto& out : model.nodes[i].proto.output()) producer[out] = i;
-
+  const Uses uses(model);
   std::vector<bool> drop(model.nodes.size(), false);
   std::vector<Initializer> added;
   std::unordered_set<std::string> replaced;  // initializers rewritten in place (by name)
-  size_t fused = 0;
   for (size_t i = 0; i < model.nodes.size(); ++i) {
-    auto& bn = model.nodes[i].proto;
-    if (!bn.domain().empty() || bn.op_type() != "BatchNormalization" || bn.output_size() != 1) continue;
-    auto p = producer.find(bn.input(0));
-    if (p == producer.end()) continue;
-    auto& conv = model.nodes[p->second].proto;
-    if (conv.op_type() != "Conv" || !conv.domain().empty() || uses[conv.output(0)] != 1) continue;
-    const Initializer* w = conv.input_size() > 1 ? find_initializer(model, conv.input(1)) : nullptr;
-    const Initializer* b = conv.input_size() > 2 && !conv.input(2).empty() ? find_initializer(model, conv.input(2)) : nullptr;
-    if (!w || uses[w->name] != 1 || (conv.input_size() > 2 && !conv.input(2).empty() && (!b || uses[b->name] != 1)))
-      continue;
-    const Initializer* scale = find_initializer(model, bn.input(1));
-    const Initializer* shift = find_initializer(model, bn.input(2));
-    const Initializer* mean = find_initializer(model, bn.input(3));
-    const Initializer* var = find_initializer(model, bn.input(4));
-    if (!scale || !shift || !mean || !var || !is_floating(w->tensor.dtype())) continue;
-    double eps = 1e-5;
-    bool training_mode = false;
-    for (const auto& a : bn.attribute()) {
-      if (a.name() == "epsilon") eps = a.f();
-      if (a.name() == "training_mode") training_mode = a.i() != 0;
-    }
-    if (training_mode) continue;
-
-    // y = scale * (conv(x) - mean) / sqrt(var + eps) + shift
-    //   = conv'(x) with W' = W * k (per output channel), b' = (b - mean) * k + shift
-    at::Tensor k = to_aten(scale->tensor) / at::sqrt(to_aten(var->tensor) + eps);
-    at::Tensor wt = to_aten(w->tensor);
-    std::vector<int64_t> kshape(static_cast<size_t>(wt.dim()), 1);
-    kshape[0] = -1;
-    at::Tensor new_w = (wt * k.reshape(kshape)).to(wt.scalar_type());
-    at::Tensor old_b = b ? to_aten(b->tensor) : at::zeros_like(k);
-    at::Tensor new_b = ((old_b - to_aten(mean->tensor)) * k + to_aten(shift->tensor)).to(wt.scalar_type());
-
-    // Keep the conv's parameter names: the fused tensors replace them.
-    const std::string w_name = w->name;
-    std::string b_name = b ? b->name : "";
-    if (b_name.empty()) {
-      const std::string suffix = ".weight";
-      b_name = w_name.size() > suffix.size() && w_name.compare(w_name.size() - suffix.size(), suffix.size(), suffix) == 0
-                   ? w_name.substr(0, w_name.size() - suffix.size()) + ".bias"
-                   : w_name + "_fused_bias";
-      if (find_initializer(model, b_name) || uses.count(b_name)) b_name = bn.output(0) + "_fused_bias";
-    }
+    const auto pair = fusable_pair(model, i, uses);
+    if (!pair) continue;
+    auto [weight, bias] = fused_weight_and_bias(*pair);
+    // The fused tensors keep the conv's parameter names.
+    const std::string w_name = pair->weight->name;
+    const std::string b_name = pair->bias ? pair->bias->name : new_bias_name(*pair, model, uses);
     replaced.insert(w_name);
-    if (b) replaced.insert(b_name);
-    added.push_back(Initializer{w_name, owned_tensor(new_w)});
-    added.push_back(Initializer{b_name, owned_tensor(new_b)});
+    if (pair->bias) replaced.insert(b_name);
+    added.push_back(Initializer{w_name, std::move(weight)});
+    added.push_back(Initializer{b_name, std::move(bias)});
+    onnx::NodeProto& conv = *pair->conv;
     while (conv.input_size() < 3) conv.add_input("");
     conv.set_input(2, b_name);
-    conv.set_output(0, bn.output(0));
+    conv.set_output(0, pair->bn->output(0));
     drop[i] = true;
-    ++fused;
   }
-  if (!fused) return 0;
+  if (added.empty()) return 0;
   std::vector<OnnxNode> kept;
   for (size_t i = 0; i < model.nodes.size(); ++i)
     if (!drop[i]) kept.push_back(std::move(model.nodes[i]));
@@ -93,7 +129,7 @@ size_t fuse_conv_batchnorm(OnnxModel& model) {
     if (!replaced.count(init.name)) inits.push_back(std::move(init));
   for (auto& a : added) inits.push_back(std::move(a));
   model.initializers = std::move(inits);
-  return fused;
+  return added.size() / 2;
 }
 
 }  // namespace onnxport::core
