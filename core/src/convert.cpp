@@ -282,7 +282,7 @@ void Converter::convert_node(const torch::jit::Node* n) {
 std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std::vector<Value*>& args) {
   const ExportOptions& o = ctx_.options;
   const std::string kind = kind_of(n);
-  const ResolvedOp& resolved = ctx_.resolution.of(kind);
+  const ResolvedOp& resolved = ctx_.resolution.of(n);
   const RegistryEntry* entry = resolved.entry;
   const bool fallback = resolved.fallback;
   if (!entry && !fallback)

@@ -180,14 +180,22 @@ std::string GraphBuilder::unique_node_name(const std::string& op_type) {
   return name;
 }
 
-void GraphBuilder::fail_node(const std::string& message, const std::string& hint) {
+ErrorContext GraphBuilder::node_context(const std::string& hint) const {
   ErrorContext ctx;
   ctx.pack = origin_.pack_file.empty() ? origin_.pack : origin_.pack + " (" + origin_.pack_file + ")";
   ctx.torch_op = origin_.torch_op;
   ctx.module_path = origin_.module_path;
   ctx.source = origin_.source;
   ctx.hint = hint;
-  throw ExportError(message, ctx);
+  return ctx;
+}
+
+void GraphBuilder::fail_node(const std::string& message, const std::string& hint) {
+  throw ExportError(message, node_context(hint));
+}
+
+void GraphBuilder::reject_by_schema(const std::string& message, const std::string& hint) {
+  throw SchemaError(message, node_context(hint));
 }
 
 std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const std::vector<Value*>& inputs,
@@ -429,18 +437,18 @@ void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), version, domain);
   if (!schema) {
     const auto* latest = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), domain);
-    fail_node("ONNX has no operator '" + op + "' at " + at + std::to_string(version),
+    reject_by_schema("ONNX has no operator '" + op + "' at " + at + std::to_string(version),
               latest ? "it exists from " + at + std::to_string(latest->since_version()) + "; export with " + flag +
                            std::to_string(latest->since_version()) + " or later"
                      : "check the op name in the symbolic");
   }
   if (!options_.strict) return;
   if (schema->Deprecated())
-    fail_node("ONNX operator '" + op + "' is deprecated at " + at + std::to_string(version));
+    reject_by_schema("ONNX operator '" + op + "' is deprecated at " + at + std::to_string(version));
   try {
     schema->Verify(node.proto);
   } catch (const std::exception& e) {
-    fail_node("g.op(\"" + op + "\") violates " + (domain.empty() ? "the ONNX schema" : "the schema its op pack declared") +
+    reject_by_schema("g.op(\"" + op + "\") violates " + (domain.empty() ? "the ONNX schema" : "the schema its op pack declared") +
                   " at " + at + std::to_string(version) + ": " + e.what(),
               "fix the symbolic's inputs/attributes (strict mode)");
   }
@@ -464,7 +472,7 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
     schema->GetTypeAndShapeInferenceFunction()(ctx);
   } catch (const std::exception& e) {
     if (options_.strict)
-      fail_node("ONNX shape inference rejects " + node.proto.op_type() + ": " + e.what(),
+      reject_by_schema("ONNX shape inference rejects " + node.proto.op_type() + ": " + e.what(),
                 "the symbolic built a node whose inputs don't fit together");
     return;
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "onnx_ir.h"
+#include "onnxport/errors.h"
 #include "onnxport/graph.h"
 #include "onnxport/options.h"
 
@@ -72,7 +73,10 @@ class GraphBuilder : public Graph {
   std::string unique_node_name(const std::string& op_type);
   void infer_types(OnnxNode& node, const std::vector<CoreValue*>& outputs);
   void verify_schema(const OnnxNode& node, const std::string& domain);
+  ErrorContext node_context(const std::string& hint) const;  // the node being made: pack, op, module
   [[noreturn]] void fail_node(const std::string& message, const std::string& hint = "");
+  // What ONNX's schema (or a pack's declared schema) says about the node: a SchemaError.
+  [[noreturn]] void reject_by_schema(const std::string& message, const std::string& hint = "");
 
   struct Scope {
     std::vector<OnnxNode> nodes;

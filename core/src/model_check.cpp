@@ -9,6 +9,12 @@
 #include "onnx_io.h"
 #include "onnxport/errors.h"
 
+// libonnx exports the checker entry that takes a context (which carries the directory external
+// data is resolved against) but its header does not declare it.
+namespace onnx::checker {
+void check_model(const ModelProto& model, CheckerContext& ctx);
+}  // namespace onnx::checker
+
 namespace onnxport::core {
 
 onnx::ModelProto read_model_file(const std::string& path) {
@@ -22,14 +28,15 @@ onnx::ModelProto read_model_file(const std::string& path) {
   return m;
 }
 
-CheckResult check_model_file(const std::string& path) {
-  onnx::ModelProto m = read_model_file(path);
+CheckResult check_model_structure(onnx::ModelProto m, const std::string& model_dir, const std::string& what) {
   try {
-    onnx::checker::check_model(m);
+    onnx::checker::CheckerContext ctx;
+    ctx.set_model_dir(model_dir);
+    onnx::checker::check_model(m, ctx);
     onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
     onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
   } catch (const std::exception& e) {
-    throw ExportError("ONNX checker rejects '" + path + "': " + e.what());
+    throw ExportError("ONNX checker rejects '" + what + "': " + e.what());
   }
   CheckResult r;
   r.nodes = static_cast<size_t>(m.graph().node_size());
@@ -39,6 +46,12 @@ CheckResult check_model_file(const std::string& path) {
   r.summary = "ok: " + std::to_string(r.nodes) + " nodes, " + std::to_string(m.graph().initializer_size()) +
               " initializers, opset " + std::to_string(opset) + ", ir_version " + std::to_string(m.ir_version());
   return r;
+}
+
+CheckResult check_model_file(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  return check_model_structure(read_model_file(path), dir, path);
 }
 
 }  // namespace onnxport::core

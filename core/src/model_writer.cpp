@@ -82,7 +82,79 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
   return m;
 }
 
-void write_model(const OnnxModel& model, const ModelMeta& meta, const std::string& path) {
+namespace {
+
+// A file written under a temporary name beside its destination and renamed into place by
+// commit(); removed if it is never committed (any failure), so no partial file is left.
+class TempFile {
+ public:
+  explicit TempFile(std::string final_path)
+      : final_(std::move(final_path)), tmp_(final_ + ".tmp-" + std::to_string(::getpid())) {
+    stream_.open(tmp_, std::ios::binary | std::ios::trunc);
+    if (!stream_)
+      throw ExportError("cannot write '" + tmp_ + "'",
+                        ErrorContext::with_hint("check the output directory exists and is writable"));
+  }
+  ~TempFile() {
+    if (!committed_) {
+      stream_.close();
+      std::remove(tmp_.c_str());
+    }
+  }
+  std::ofstream& stream() { return stream_; }
+  // Flushes and closes; throws if anything failed to reach the disk.
+  void finish() {
+    stream_.flush();
+    const bool ok = static_cast<bool>(stream_);
+    stream_.close();
+    if (!ok || stream_.fail()) throw ExportError("writing '" + tmp_ + "' failed", ErrorContext::with_hint("is the disk full?"));
+  }
+  void commit() {
+    if (std::rename(tmp_.c_str(), final_.c_str()) != 0)
+      throw ExportError("cannot rename '" + tmp_ + "' to '" + final_ + "'");
+    committed_ = true;
+  }
+
+ private:
+  std::string final_, tmp_;
+  std::ofstream stream_;
+  bool committed_ = false;
+};
+
+// Writes tensor bytes in chunks (CodedOutputStream::WriteRaw takes an int), reporting progress.
+class PayloadWriter {
+ public:
+  PayloadWriter(size_t total, const WriteProgress& progress) : total_(total), progress_(progress) {}
+  template <class Sink>
+  void write(Sink&& sink, const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    while (n > 0) {
+      const size_t chunk = std::min<size_t>(n, 64u << 20);
+      sink(p, chunk);
+      p += chunk;
+      n -= chunk;
+      done_ += chunk;
+      if (progress_) progress_(done_, total_);
+    }
+  }
+
+ private:
+  size_t total_, done_ = 0;
+  const WriteProgress& progress_;
+};
+
+size_t total_payload(const OnnxModel& model, const ModelMeta& meta) {
+  size_t total = 0;
+  if (meta.export_params)
+    for (const auto& init : model.initializers) total += init.tensor.nbytes();
+  return total;
+}
+
+// Inline: the graph's initializer entries (field 5) are header fields + raw_data (field 9)
+// streamed from the tensors, never copied into a protobuf.
+// Returns where each raw_data payload landed in the file.
+ExternalDataLayout write_inline(const OnnxModel& model, const ModelMeta& meta, TempFile& file,
+                                const std::string& file_name, const WriteProgress& progress) {
   using google::protobuf::io::CodedOutputStream;
   using WireFormat = google::protobuf::internal::WireFormatLite;
   onnx::ModelProto m = build_model_proto(model, meta, false);
@@ -90,7 +162,6 @@ void write_model(const OnnxModel& model, const ModelMeta& meta, const std::strin
   graph.Swap(m.mutable_graph());
   m.clear_graph();
 
-  // Graph field 5 (initializer) entries: header fields + raw_data (field 9) streamed from memory.
   struct Entry {
     std::string header;
     const Initializer* init;
@@ -107,49 +178,138 @@ void write_model(const OnnxModel& model, const ModelMeta& meta, const std::strin
       entries.push_back(std::move(e));
     }
   }
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) throw ExportError("cannot write '" + tmp + "'", ErrorContext::with_hint("check the output directory exists and is writable"));
-    {
-      google::protobuf::io::OstreamOutputStream raw(&file);
-      CodedOutputStream out(&raw);
-      m.SerializeToCodedStream(&out);
-      out.WriteTag(WireFormat::MakeTag(7, WireFormat::WIRETYPE_LENGTH_DELIMITED));
-      out.WriteVarint64(graph_size);
-      graph.SerializeToCodedStream(&out);
-      for (const auto& e : entries) {
-        out.WriteTag(WireFormat::MakeTag(5, WireFormat::WIRETYPE_LENGTH_DELIMITED));
-        out.WriteVarint64(e.size);
-        out.WriteRaw(e.header.data(), static_cast<int>(e.header.size()));
-        out.WriteTag(WireFormat::MakeTag(9, WireFormat::WIRETYPE_LENGTH_DELIMITED));
-        out.WriteVarint64(e.init->tensor.nbytes());
-        // WriteRaw takes an int: write large tensors in chunks.
-        const auto* p = static_cast<const uint8_t*>(e.init->tensor.data());
-        size_t left = e.init->tensor.nbytes();
-        while (left > 0) {
-          const size_t chunk = std::min<size_t>(left, 1u << 30);
-          out.WriteRaw(p, static_cast<int>(chunk));
-          p += chunk;
-          left -= chunk;
-        }
-      }
-      if (out.HadError()) {
-        std::remove(tmp.c_str());
-        throw ExportError("writing '" + tmp + "' failed", ErrorContext::with_hint("is the disk full?"));
-      }
-    }
-    file.flush();
-    if (!file) {
-      file.close();
-      std::remove(tmp.c_str());
-      throw ExportError("writing '" + tmp + "' failed", ErrorContext::with_hint("is the disk full?"));
-    }
+  google::protobuf::io::OstreamOutputStream raw(&file.stream());
+  CodedOutputStream out(&raw);
+  m.SerializeToCodedStream(&out);
+  out.WriteTag(WireFormat::MakeTag(7, WireFormat::WIRETYPE_LENGTH_DELIMITED));
+  out.WriteVarint64(graph_size);
+  graph.SerializeToCodedStream(&out);
+  PayloadWriter payload(total_payload(model, meta), progress);
+  ExternalDataLayout where;
+  where.location = file_name;
+  for (const auto& e : entries) {
+    out.WriteTag(WireFormat::MakeTag(5, WireFormat::WIRETYPE_LENGTH_DELIMITED));
+    out.WriteVarint64(e.size);
+    out.WriteRaw(e.header.data(), static_cast<int>(e.header.size()));
+    out.WriteTag(WireFormat::MakeTag(9, WireFormat::WIRETYPE_LENGTH_DELIMITED));
+    out.WriteVarint64(e.init->tensor.nbytes());
+    where.offsets.push_back(static_cast<size_t>(out.ByteCount()));
+    where.lengths.push_back(e.init->tensor.nbytes());
+    payload.write([&out](const uint8_t* p, size_t n) { out.WriteRaw(p, static_cast<int>(n)); }, e.init->tensor.data(),
+                  e.init->tensor.nbytes());
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ExportError("cannot rename '" + tmp + "' to '" + path + "'");
+  if (out.HadError()) throw ExportError("writing the model failed", ErrorContext::with_hint("is the disk full?"));
+  where.total_bytes = static_cast<size_t>(out.ByteCount());
+  return where;
+}
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+std::string file_name_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+ExternalDataLayout layout_external_data(const OnnxModel& model, const std::string& location) {
+  ExternalDataLayout layout;
+  layout.location = location;
+  size_t offset = 0;
+  for (const auto& init : model.initializers) {
+    const size_t n = init.tensor.nbytes();
+    if (n < kExternalMinBytes) {
+      layout.offsets.push_back(ExternalDataLayout::kInModel);
+      layout.lengths.push_back(n);
+      continue;
+    }
+    const size_t align = n >= kExternalAlignThreshold ? kExternalLargeAlignment : kExternalSmallAlignment;
+    offset = (offset + align - 1) / align * align;
+    layout.offsets.push_back(offset);
+    layout.lengths.push_back(n);
+    offset += n;
+  }
+  layout.total_bytes = offset;
+  return layout;
+}
+
+void place_initializer_data(onnx::ModelProto& proto, const ExternalDataLayout& layout, const OnnxModel& model) {
+  auto* initializers = proto.mutable_graph()->mutable_initializer();
+  for (int i = 0; i < initializers->size(); ++i) {
+    onnx::TensorProto& t = *initializers->Mutable(i);
+    const size_t offset = layout.offsets.at(static_cast<size_t>(i));
+    if (offset == ExternalDataLayout::kInModel || layout.lengths[i] < kExternalMinBytes) {
+      const Tensor& data = model.initializers.at(static_cast<size_t>(i)).tensor;
+      t.set_raw_data(data.data(), data.nbytes());
+      continue;
+    }
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    t.clear_external_data();
+    auto add = [&t](const std::string& key, const std::string& value) {
+      auto* entry = t.add_external_data();
+      entry->set_key(key);
+      entry->set_value(value);
+    };
+    add("location", layout.location);
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(layout.lengths[i]));
   }
 }
+
+WriteResult write_model(const OnnxModel& model, const ModelMeta& meta, const std::string& path,
+                        const WriteProgress& progress) {
+  WriteResult result;
+  result.model_path = path;
+  if (meta.external_data_file.empty() || !meta.export_params) {
+    TempFile file(path);
+    result.payload = write_inline(model, meta, file, file_name_of(path), progress);
+    file.finish();
+    file.commit();
+    return result;
+  }
+  // External data: every initializer's bytes go to one file beside the model, at the offsets
+  // the layout gives (large tensors aligned for mmap); the model holds their locations.
+  const ExternalDataLayout& layout = result.payload = layout_external_data(model, meta.external_data_file);
+  result.data_path = directory_of(path) + "/" + meta.external_data_file;
+  result.data_bytes = layout.total_bytes;
+  if (result.data_path == path)
+    throw ConfigError("the external data file '" + meta.external_data_file + "' would overwrite the model",
+                      ErrorContext::with_hint("give the data file another name"));
+  TempFile data(result.data_path);
+  {
+    PayloadWriter payload(layout.total_bytes, progress);
+    static const char zeros[kExternalLargeAlignment] = {};
+    size_t position = 0;
+    for (size_t i = 0; i < model.initializers.size(); ++i) {
+      const Tensor& t = model.initializers[i].tensor;
+      if (layout.offsets[i] == ExternalDataLayout::kInModel) continue;
+      data.stream().write(zeros, static_cast<std::streamsize>(layout.offsets[i] - position));
+      payload.write([&](const uint8_t* p, size_t n) { data.stream().write(reinterpret_cast<const char*>(p), n); },
+                    t.data(), t.nbytes());
+      position = layout.offsets[i] + t.nbytes();
+    }
+  }
+  data.finish();
+  onnx::ModelProto proto = build_model_proto(model, meta, true);
+  place_initializer_data(proto, layout, model);
+  TempFile file(path);
+  if (!proto.SerializeToOstream(&file.stream()))
+    throw ExportError("writing the model failed", ErrorContext::with_hint("is the disk full?"));
+  file.finish();
+  data.commit();
+  file.commit();
+  return result;
+}
+
+bool needs_external_data(const OnnxModel& model, const ModelMeta& meta) {
+  // Protobuf cannot read messages of 2 GiB or more; leave room for the graph itself.
+  constexpr size_t kLimit = (size_t{2} << 30) - (size_t{64} << 20);
+  return meta.export_params && total_payload(model, meta) > kLimit;
+}
+
+std::string default_external_data_file(const std::string& model_path) { return file_name_of(model_path) + ".data"; }
 
 }  // namespace onnxport::core

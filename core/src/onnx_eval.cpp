@@ -1,5 +1,8 @@
 #include "onnx_eval.h"
 
+#include <onnx/defs/schema.h>
+
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <unordered_map>
@@ -150,8 +153,19 @@ const std::unordered_map<std::string, Folder>& folders() {
       {"And", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::logical_and(in[0], in[1])); }},
       {"Or", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::logical_or(in[0], in[1])); }},
       {"Shape",
-       [](auto&, auto& in, int) {
-         return std::optional<at::Tensor>(at::tensor(in[0].sizes().vec(), at::TensorOptions().dtype(at::kLong)));
+       [](const onnx::NodeProto& n, auto& in, int) {
+         // start/end (opset 15) select a range of the dims, clamped like Python slicing.
+         const auto sizes = in[0].sizes().vec();
+         const auto rank = static_cast<int64_t>(sizes.size());
+         auto bound = [rank](const onnx::AttributeProto* a, int64_t fallback) {
+           if (!a) return fallback;
+           const int64_t v = a->i() < 0 ? a->i() + rank : a->i();
+           return std::clamp<int64_t>(v, 0, rank);
+         };
+         const int64_t start = bound(attr(n, "start"), 0);
+         const int64_t end = std::max(start, bound(attr(n, "end"), rank));
+         std::vector<int64_t> dims(sizes.begin() + start, sizes.begin() + end);
+         return std::optional<at::Tensor>(at::tensor(dims, at::TensorOptions().dtype(at::kLong)));
        }},
   };
   return table;
@@ -177,8 +191,20 @@ bool has_evaluator(const onnx::NodeProto& node) {
   return node.domain().empty() && folders().count(node.op_type()) > 0;
 }
 
+namespace {
+// The folders index their inputs freely: a node with fewer inputs than its schema requires
+// (a malformed node) is not evaluated.
+bool has_required_inputs(const onnx::NodeProto& node, const std::vector<at::Tensor>& inputs, int opset) {
+  const auto* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+  if (!schema || inputs.size() < static_cast<size_t>(schema->min_input())) return false;
+  for (int i = 0; i < schema->min_input(); ++i)
+    if (!inputs[static_cast<size_t>(i)].defined()) return false;
+  return true;
+}
+}  // namespace
+
 std::optional<at::Tensor> evaluate_node(const onnx::NodeProto& node, const std::vector<at::Tensor>& inputs, int opset) {
-  if (!has_evaluator(node)) return std::nullopt;
+  if (!has_evaluator(node) || !has_required_inputs(node, inputs, opset)) return std::nullopt;
   try {
     return folders().at(node.op_type())(node, inputs, opset);
   } catch (const std::exception&) {

@@ -83,6 +83,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
   options_.validate();
   report_ = ExportReport{};
   report_.output_path = output_path_;
+  onnx::ModelProto structure;
   try {
     {
       LoadedModel loaded = timed("load", load);
@@ -97,7 +98,9 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
         return prove_dynamic_axes(prepared, ctx.input_names, converted.value_names, model, options_, model_file_);
       });
       timed("onnx passes", [&] { run_onnx_passes(model, options_); });
-      timed("write", [&] { write_model(model, model_meta(options_), output_path_); });
+      const ModelMeta meta = model_meta_for(model);
+      const WriteResult written = timed("write", [&] { return write_model(model, meta, output_path_, progress_); });
+      report_.external_data_path = written.data_path;
 
       report_.mode = prepared.scripted ? "script" : "trace";
       report_.mode_reason = prepared.mode_reason;
@@ -105,9 +108,15 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       report_.fallback_ops = converted.fallback_ops;
       report_.core_ops = converted.core_ops;
       describe_model(model, report_);
-      if (options_.verbose) report_.graph_text = print_graph(build_model_proto(model, model_meta(options_), true), &model);
-    }  // the model and the frozen graph are released before the checker reads the file back
-    if (options_.check) timed("check", [&] { check_written_file(); });
+      if (options_.verbose) report_.graph_text = print_graph(build_model_proto(model, meta, true), &model);
+      // The checker sees the structure, with initializers pointing at where their bytes were
+      // written: no parameter is read back or copied.
+      if (options_.check) {
+        structure = build_model_proto(model, meta, true);
+        place_initializer_data(structure, written.payload, model);
+      }
+    }  // the model and the frozen graph are released before the check
+    if (options_.check) timed("check", [&] { check_written_file(std::move(structure)); });
   } catch (Error& e) {
     e.add_context(ErrorContext::for_file(model_file_));
     throw;
@@ -119,11 +128,25 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
   return report_;
 }
 
-void Pipeline::check_written_file() {
+ModelMeta Pipeline::model_meta_for(const OnnxModel& model) {
+  ModelMeta meta = model_meta(options_);
+  meta.external_data_file = options_.external_data_file;
+  if (meta.external_data_file.empty() && needs_external_data(model, meta)) {
+    meta.external_data_file = default_external_data_file(output_path_);
+    report_.notes.push_back("the parameters take the model past protobuf's 2 GiB limit: they are written to " +
+                            meta.external_data_file + " beside it (ONNX external data)");
+  }
+  return meta;
+}
+
+void Pipeline::check_written_file(onnx::ModelProto structure) {
+  const auto slash = output_path_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : output_path_.substr(0, slash == 0 ? 1 : slash);
   try {
-    check_model_file(output_path_);
+    check_model_structure(std::move(structure), dir, output_path_);
   } catch (Error& e) {
     std::remove(output_path_.c_str());
+    if (!report_.external_data_path.empty()) std::remove(report_.external_data_path.c_str());
     e.add_context(ErrorContext::for_file(model_file_, "this is an onnxport bug; --no-check writes the file anyway"));
     throw;
   }

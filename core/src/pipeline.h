@@ -9,6 +9,7 @@
 #include <string>
 
 #include "load.h"
+#include "onnx_io.h"
 #include "onnxport/export.h"
 #include "onnxport/registry/registry.h"
 
@@ -25,13 +26,15 @@ class Pipeline {
   // Runs one stage, recording its wall time and the process's peak RSS when it ends.
   template <class Stage>
   auto timed(const char* name, Stage&& stage) -> decltype(stage());
-  void check_written_file();
+  ModelMeta model_meta_for(const OnnxModel& model);
+  void check_written_file(onnx::ModelProto structure);
 
   const Registry& registry_;
   const ExportOptions& options_;
   const std::string model_file_;
   const std::string output_path_;
   ExportReport report_;
+  WriteProgress progress_;
 };
 
 }  // namespace onnxport::core

@@ -42,7 +42,12 @@ void visit_nodes(const torch::jit::Block* block, const std::function<void(const 
       os << (first ? "" : ", ") << p;
       first = false;
     }
-    if (auto from = registry.earliest_opset(kind); from && *from > opset) {
+    auto from = registry.earliest_opset(kind);
+    if (const auto dot = kind.find('.', kind.find("::")); dot != std::string::npos) {  // an overload's key
+      if (!from) from = registry.earliest_opset(kind.substr(0, dot));
+      else if (auto by_name = registry.earliest_opset(kind.substr(0, dot))) from = std::min(*from, *by_name);
+    }
+    if (from && *from > opset) {
       os << " (supported from opset " << *from << ")";
       later_opset = true;
     }
@@ -54,9 +59,17 @@ void visit_nodes(const torch::jit::Block* block, const std::function<void(const 
 
 }  // namespace
 
-const ResolvedOp& Resolution::of(const std::string& kind) const {
-  auto it = ops_.find(kind);
-  if (it == ops_.end()) throw ExportError("internal: " + kind + " was not resolved before conversion");
+std::string dispatch_key(const torch::jit::Node* n) {
+  std::string key = n->kind().toQualString();
+  if (const auto* schema = n->maybeSchema(); schema && !schema->overload_name().empty())
+    key += "." + schema->overload_name();
+  return key;
+}
+
+const ResolvedOp& Resolution::of(const torch::jit::Node* n) const {
+  const std::string key = dispatch_key(n);
+  auto it = ops_.find(key);
+  if (it == ops_.end()) throw ExportError("internal: " + key + " was not resolved before conversion");
   return it->second;
 }
 
@@ -69,8 +82,8 @@ const RegistryEntry* Resolution::helper(const std::string& kind) const {
 std::set<std::string> Resolution::fallthrough_domains(OperatorExportType type) const {
   std::set<std::string> domains;
   if (type != OperatorExportType::OnnxFallthrough) return domains;
-  for (const auto& [kind, op] : ops_)
-    if (op.fallback) domains.insert(kind.substr(0, kind.find("::")));
+  for (const auto& [key, op] : ops_)
+    if (op.fallback) domains.insert(key.substr(0, key.find("::")));
   return domains;
 }
 
@@ -80,17 +93,19 @@ Resolution resolve_ops(const torch::jit::Graph& graph, const Registry& registry,
   std::map<std::string, MissingOp> missing;
   visit_nodes(graph.block(), [&](const torch::jit::Node* n) {
     const std::string kind = n->kind().toQualString();
-    auto [it, first_time] = resolution.ops_.emplace(kind, ResolvedOp{});
+    const std::string key = dispatch_key(n);
+    auto [it, first_time] = resolution.ops_.emplace(key, ResolvedOp{});
     ResolvedOp& op = it->second;
     if (first_time) {
       op.core = converted_by_core(kind);
       if (!op.core) {
-        op.entry = registry.lookup(kind, options.opset_version);
+        op.entry = key != kind ? registry.lookup(key, options.opset_version) : nullptr;
+        if (!op.entry) op.entry = registry.lookup(kind, options.opset_version);
         op.fallback = falls_back(options, kind, op.entry != nullptr);
       }
     }
     if (op.core || op.entry || op.fallback) return;
-    MissingOp& m = missing[kind];
+    MissingOp& m = missing[key];
     ++m.count;
     const std::string path = module_path_of(n);
     if (m.module_paths.size() < 5) m.module_paths.insert(path.empty() ? "<top>" : path);

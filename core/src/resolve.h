@@ -3,6 +3,10 @@
 // too) is looked up in the registry once, for the target opset, and recorded as mapped by an op
 // pack, kept as a fallback node (operator_export_type), converted by the core itself, or missing.
 // The coverage report, the fallback modes and the conversion all read this one result.
+//
+// Dispatch is overload-aware: a node whose schema names an overload (`aten::slice.t`, the list
+// form of `aten::slice.Tensor`) goes to a mapping registered for that overload when there is one,
+// else to the mapping registered for the op's name (every overload).
 #include <torch/script.h>
 
 #include <map>
@@ -14,6 +18,10 @@
 
 namespace onnxport::core {
 
+// "aten::slice.t" for a node whose schema is that overload, "prim::ListConstruct" for one
+// without a named overload: the key the resolution is recorded under.
+std::string dispatch_key(const torch::jit::Node* n);
+
 struct ResolvedOp {
   const RegistryEntry* entry = nullptr;  // the op pack mapping picked for the target opset
   bool fallback = false;                 // kept as an ATen / fallthrough node
@@ -24,8 +32,8 @@ class Resolution {
  public:
   Resolution(const Registry& registry, int opset) : registry_(&registry), opset_(opset) {}
 
-  // How a node kind of the graph converts (an ExportError if the kind was not resolved).
-  const ResolvedOp& of(const std::string& kind) const;
+  // How a node of the graph converts (an ExportError if its kind was not resolved).
+  const ResolvedOp& of(const torch::jit::Node* n) const;
   // An op the converter emits on its own behalf (writes through views need aten::slice_scatter,
   // ...): looked up on first use and remembered; nullptr if unmapped.
   const RegistryEntry* helper(const std::string& kind) const;

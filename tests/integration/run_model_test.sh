@@ -56,12 +56,12 @@ EOF
 )
 
 mkdir -p "$work"
-rm -f "$onnx_file"
+rm -f "$onnx_file" "$onnx_file.data"
 step export "$onnxport" export "$fixtures/$model" -o "$onnx_file" --opset "$opset" "${input_args[@]}"
 step "onnxport check" "$onnxport" check "$onnx_file"
 step "onnx.checker" "$python" -c 'import onnx, sys; onnx.checker.check_model(sys.argv[1], full_check=True)' "$onnx_file"
 step "onnxruntime compare" "$node" "$here/ort_compare.js" "$onnx_file" "$manifest" "${tolerance_args[@]}" "$@"
 
 if [[ ${ONNXPORT_KEEP_ONNX:-0} != 1 ]]; then
-  rm -f "$onnx_file"
+  rm -f "$onnx_file" "$onnx_file.data"  # and its external data, if it has one
 fi

@@ -38,6 +38,8 @@ struct ExportReport {
   std::vector<std::string> warnings;           // e.g. branches a trace fixed
   std::vector<std::string> dynamic_checks;     // sizes the dynamic-axes check ran the graph at
   std::vector<StageReport> stages;             // in the order they ran
+  std::string external_data_path;              // where the parameters went, if not into the model
+  std::vector<std::string> notes;              // what the export decided on its own (external data, ...)
   double seconds_prepare = 0, seconds_convert = 0, seconds_write = 0, seconds_check = 0;
 };
 

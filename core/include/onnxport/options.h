@@ -16,6 +16,8 @@ struct InputSpec {
 
   // "x:1x3x224x224:float32", "x:1x3x224x224" (float32), "x=inputs/x.npy"
   static InputSpec parse(const std::string& text);
+  // The spec in the form parse reads: "x:1x3x224x224:float32", "x:scalar:int64", "x=inputs/x.npy".
+  std::string text() const;
 };
 
 // The opsets an export can target, and the default.
@@ -64,12 +66,17 @@ struct ExportOptions {
   bool check = true;    // run the ONNX checker + shape inference on the written file
   bool provenance = false;  // each node's doc_string: op pack, torch op, module path, source
   uint64_t seed = 0;    // random example inputs
+  // Non-empty: every initializer goes to this file beside the model (ONNX external data). Empty:
+  // parameters go into the model, unless they would pass protobuf's 2 GiB limit (then to
+  // "<model file>.data", with a note in the report).
+  std::string external_data_file;
 
   void validate() const;  // throws ConfigError
 };
 
 // Reads a JSON config whose keys are the option names above (throws ConfigError on unknown
-// keys or wrong types, naming the file and key) into `options`.
+// keys or wrong types, naming the file and key) into `options`. The keys are those of
+// export_option_table() (onnxport/option_table.h).
 void load_config_file(const std::string& path, ExportOptions& options);
 
 const char* training_mode_name(TrainingMode m);

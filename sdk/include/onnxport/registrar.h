@@ -16,7 +16,9 @@ namespace onnxport {
 using Symbolic = std::function<std::vector<Value*>(Graph&, const TorchNode&, const Args&)>;
 
 struct Registration {
-  std::string torch_op;   // "aten::relu", "vendor::fancy"
+  // "aten::relu", "vendor::fancy": every overload of the op; "aten::slice.t": only the nodes
+  // whose schema is that overload (they prefer it over the name's mapping).
+  std::string torch_op;
   int since_opset = 1;    // used for every target opset >= since_opset (until a later entry)
   Symbolic fn;
   bool is_override = false;  // may replace another pack's entry for the same key

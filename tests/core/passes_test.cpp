@@ -1,0 +1,394 @@
+// The ONNX passes (passes.h) on OnnxModels built by hand: dead-code elimination, constant
+// folding, Conv+BatchNormalization fusion, and the stage that runs them under the export options.
+#include "doctest_torch.h"  // before any libtorch header
+
+#include <algorithm>
+#include <cmath>
+
+#include "onnx_eval.h"
+#include "passes.h"
+#include "support.h"
+
+using namespace onnxport;
+using namespace onnxport::core;
+using namespace onnxport::core_test;
+
+namespace {
+
+std::vector<double> values(const Tensor& t) { return t.as_doubles(); }
+
+// x -> Conv(conv.weight[, conv.bias]) -> c -> BatchNormalization(bn.*) -> y (graph output).
+struct ConvBnModel {
+  OnnxModel model;
+  Tensor weight = float_tensor({2, 3, 1, 1}, {0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f});
+  Tensor bias = float_tensor({2}, {0.1f, -0.2f});
+  Tensor scale = float_tensor({2}, {2.0f, 0.5f});
+  Tensor shift = float_tensor({2}, {1.0f, -1.0f});
+  Tensor mean = float_tensor({2}, {0.3f, -0.4f});
+  Tensor var = float_tensor({2}, {4.0f, 0.25f});
+  float epsilon = 1e-3f;
+
+  explicit ConvBnModel(bool with_bias = true, std::vector<onnx::AttributeProto> bn_attrs = {}) {
+    add_input(model, "x", float_type({1, 3, 4, 4}));
+    std::vector<std::string> conv_inputs{"x", "conv.weight"};
+    if (with_bias) conv_inputs.push_back("conv.bias");
+    model.nodes.push_back(onnx_node("Conv", conv_inputs, {"c"}, {attr_ints("kernel_shape", {1, 1})}));
+    bn_attrs.push_back(attr_f("epsilon", epsilon));
+    model.nodes.push_back(
+        onnx_node("BatchNormalization", {"c", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, {"y"}, bn_attrs));
+    add_output(model, "y");
+    model.initializers.push_back({"conv.weight", weight});
+    if (with_bias) model.initializers.push_back({"conv.bias", bias});
+    model.initializers.push_back({"bn.weight", scale});
+    model.initializers.push_back({"bn.bias", shift});
+    model.initializers.push_back({"bn.running_mean", mean});
+    model.initializers.push_back({"bn.running_var", var});
+  }
+};
+
+ExportOptions passes_options() {
+  ExportOptions o;
+  o.opset_version = 17;
+  return o;
+}
+
+}  // namespace
+
+// ---- eliminate_dead_code ----------------------------------------------------------------------
+
+TEST_CASE("dead-code elimination removes unread nodes and initializers and keeps what feeds the outputs") {
+  OnnxModel m;
+  add_input(m, "x", float_type({2}));
+  m.nodes.push_back(onnx_node("Relu", {"x"}, {"r"}));
+  m.nodes.push_back(onnx_node("Neg", {"x"}, {"unused"}));           // read by nobody
+  m.nodes.push_back(onnx_node("Exp", {"unused"}, {"also_unused"}));  // a dead chain
+  m.nodes.push_back(onnx_node("Add", {"r", "w"}, {"y"}));
+  m.nodes.push_back(onnx_node("Mul", {"y", "w_dead"}, {"dead_mul"}));
+  add_output(m, "y");
+  m.initializers.push_back({"w", Tensor::floats({1.0f, 2.0f})});
+  m.initializers.push_back({"w_dead", Tensor::floats({3.0f, 4.0f})});
+  m.initializers.push_back({"orphan", Tensor::floats({5.0f})});
+  m.initializers.push_back({"w", Tensor::floats({9.0f, 9.0f})});  // duplicate name: the first stays
+
+  eliminate_dead_code(m);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Relu", "Add"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"w"});
+  CHECK(values(initializer(m, "w")) == std::vector<double>{1.0, 2.0});
+  REQUIRE(m.inputs.size() == 1);  // graph inputs are never removed
+}
+
+TEST_CASE("dead-code elimination keeps nodes whose outputs a sub-graph captures") {
+  OnnxModel m;
+  add_input(m, "cond", scalar_type(DType::Bool));
+  add_input(m, "x", float_type({2}));
+  m.nodes.push_back(onnx_node("Relu", {"x"}, {"captured"}));  // read only inside the branch
+  m.nodes.push_back(onnx_node("Neg", {"x"}, {"dead"}));
+  m.initializers.push_back({"branch_bias", Tensor::floats({1.0f, 1.0f})});  // read only inside the branch
+
+  onnx::GraphProto then_g;
+  then_g.set_name("then");
+  *then_g.add_node() = node_proto("Add", {"captured", "branch_bias"}, {"t_out"});
+  then_g.add_output()->set_name("t_out");
+  onnx::GraphProto else_g;
+  else_g.set_name("else");
+  *else_g.add_node() = node_proto("Identity", {"x"}, {"e_out"});
+  else_g.add_output()->set_name("e_out");
+  m.nodes.push_back(onnx_node("If", {"cond"}, {"y"}, {attr_g("then_branch", then_g), attr_g("else_branch", else_g)}));
+  add_output(m, "y");
+
+  eliminate_dead_code(m);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Relu", "If"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"branch_bias"});
+}
+
+TEST_CASE("dead-code elimination of a model without outputs removes every node and initializer") {
+  OnnxModel m;
+  add_input(m, "x", float_type({2}));
+  m.nodes.push_back(onnx_node("Relu", {"x"}, {"r"}));
+  m.initializers.push_back({"w", Tensor::floats({1.0f})});
+  eliminate_dead_code(m);
+  CHECK(m.nodes.empty());
+  CHECK(m.initializers.empty());
+}
+
+// ---- fold_constants ---------------------------------------------------------------------------
+
+TEST_CASE("a chain of ops on initializers folds into initializers named after the outputs they replace") {
+  OnnxModel m;
+  add_input(m, "x", float_type({2}));
+  m.initializers.push_back({"a", Tensor::floats({1.0f, 2.0f})});
+  m.initializers.push_back({"b", Tensor::floats({3.0f, 4.0f})});
+  m.nodes.push_back(onnx_node("Add", {"a", "b"}, {"s"}));      // [4, 6]
+  m.nodes.push_back(onnx_node("Mul", {"s", "b"}, {"m"}));      // [12, 24]
+  m.nodes.push_back(onnx_node("Add", {"x", "m"}, {"y"}));      // reads a graph input: stays
+  add_output(m, "y");
+
+  const FoldStats stats = fold_constants(m, 17, /*parameters_are_constant=*/true);
+  CHECK(stats.folded_nodes == 2);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Add"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x", "m"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"a", "b", "s", "m"});
+  CHECK(values(initializer(m, "s")) == std::vector<double>{4.0, 6.0});
+  CHECK(values(initializer(m, "m")) == std::vector<double>{12.0, 24.0});
+  REQUIRE(m.value_types.count("m") == 1);
+  CHECK(from_type_proto(m.value_types.at("m")).str() == "float32[2]");
+
+  eliminate_dead_code(m);  // the inputs of the folded chain are now unread
+  CHECK(initializer_names(m) == std::vector<std::string>{"m"});
+}
+
+TEST_CASE("Constant nodes fold like initializers and Shape of a fully static value folds without its data") {
+  OnnxModel m;
+  add_input(m, "x", float_type({2, 3}));
+  m.nodes.push_back(onnx_node("Relu", {"x"}, {"r"}));
+  m.value_types["r"] = to_type_proto(float_type({2, 3}));
+  m.nodes.push_back(onnx_node("Shape", {"r"}, {"shape"}));
+  m.nodes.push_back(constant_node("zero", Tensor::scalar_int64(0)));
+  m.nodes.push_back(onnx_node("Gather", {"shape", "zero"}, {"rows"}));
+  m.nodes.push_back(onnx_node("Unsqueeze", {"rows", "axes"}, {"rows_1d"}));
+  m.initializers.push_back({"axes", Tensor::ints({0})});
+  m.nodes.push_back(onnx_node("Reshape", {"r", "rows_1d"}, {"y"}));  // reads r: stays
+  add_output(m, "y");
+
+  const FoldStats stats = fold_constants(m, 13, true);
+  CHECK(stats.folded_nodes == 3);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Relu", "Constant", "Reshape"});
+  CHECK(initializer(m, "shape").as_int64s() == std::vector<int64_t>{2, 3});
+  CHECK(initializer(m, "rows").shape().empty());
+  CHECK(initializer(m, "rows").as_int64s() == std::vector<int64_t>{2});
+  CHECK(initializer(m, "rows_1d").as_int64s() == std::vector<int64_t>{2});
+  CHECK(initializer(m, "rows_1d").dtype() == DType::Int64);
+
+  eliminate_dead_code(m);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Relu", "Reshape"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"rows_1d"});
+}
+
+TEST_CASE("Shape of a value with a symbolic or unknown dim is not folded") {
+  OnnxModel m;
+  add_input(m, "x", TensorType{DType::Float, std::vector<Dim>{Dim::named("batch"), Dim::fixed(3)}});
+  add_input(m, "z", TensorType{DType::Float, std::nullopt});
+  m.nodes.push_back(onnx_node("Shape", {"x"}, {"sx"}));
+  m.nodes.push_back(onnx_node("Shape", {"z"}, {"sz"}));
+  m.nodes.push_back(onnx_node("Shape", {"untyped"}, {"su"}));
+  m.nodes.push_back(onnx_node("Concat", {"sx", "sz", "su"}, {"y"}, {attr_i("axis", 0)}));
+  add_output(m, "y");
+  CHECK(fold_constants(m, 17, true).folded_nodes == 0);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Shape", "Shape", "Shape", "Concat"});
+  CHECK(m.initializers.empty());
+}
+
+TEST_CASE("a foldable node whose output is a graph output stays a node") {
+  OnnxModel m;
+  m.initializers.push_back({"a", Tensor::floats({1.0f})});
+  m.initializers.push_back({"b", Tensor::floats({2.0f})});
+  m.nodes.push_back(onnx_node("Add", {"a", "b"}, {"s"}));
+  m.nodes.push_back(onnx_node("Neg", {"s"}, {"y"}));
+  add_output(m, "y");
+  CHECK(fold_constants(m, 17, true).folded_nodes == 1);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Neg"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"s"});
+  CHECK(find_initializer(m, "y") == nullptr);
+  CHECK(values(initializer(m, "s")) == std::vector<double>{3.0});
+}
+
+TEST_CASE("with parameters_are_constant=false initializers are not folded, Constant nodes still are") {
+  OnnxModel m;
+  add_input(m, "x", float_type({1}));
+  m.initializers.push_back({"w", Tensor::floats({1.0f})});
+  m.nodes.push_back(onnx_node("Neg", {"w"}, {"neg_w"}));
+  m.nodes.push_back(constant_node("k", Tensor::floats({2.0f})));
+  m.nodes.push_back(onnx_node("Neg", {"k"}, {"neg_k"}));
+  m.nodes.push_back(onnx_node("Sum", {"x", "neg_w", "neg_k"}, {"y"}));
+  add_output(m, "y");
+
+  CHECK(fold_constants(m, 17, /*parameters_are_constant=*/false).folded_nodes == 1);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Neg", "Constant", "Sum"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"w"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"w", "neg_k"});
+  CHECK(values(initializer(m, "neg_k")) == std::vector<double>{-2.0});
+}
+
+TEST_CASE("a node the evaluator cannot compute, or a custom-domain node, is kept and stops the chain") {
+  OnnxModel m;
+  m.initializers.push_back({"a", Tensor::floats({-1.0f, 2.0f})});
+  m.nodes.push_back(onnx_node("Relu", {"a"}, {"r"}));  // no evaluator for Relu
+  m.nodes.push_back(onnx_node("Neg", {"r"}, {"n"}));
+  OnnxNode custom = onnx_node("Neg", {"a"}, {"c"});
+  custom.proto.set_domain("com.vendor");
+  m.nodes.push_back(custom);
+  m.nodes.push_back(onnx_node("Add", {"n", "c"}, {"y"}));
+  add_output(m, "y");
+  CHECK(fold_constants(m, 17, true).folded_nodes == 0);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Relu", "Neg", "Neg", "Add"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"a"});
+}
+
+// ---- fuse_conv_batchnorm ----------------------------------------------------------------------
+
+TEST_CASE("Conv followed by inference BatchNormalization becomes one Conv with W*k and (b-mean)*k+shift") {
+  ConvBnModel f;
+  CHECK(fuse_conv_batchnorm(f.model) == 1);
+
+  REQUIRE(f.model.nodes.size() == 1);
+  const auto& conv = f.model.nodes[0].proto;
+  CHECK(conv.op_type() == "Conv");
+  CHECK(inputs_of(conv) == std::vector<std::string>{"x", "conv.weight", "conv.bias"});
+  CHECK(outputs_of(conv) == std::vector<std::string>{"y"});
+  CHECK(attr(conv, "kernel_shape").ints_size() == 2);
+
+  // k = scale / sqrt(var + eps), per output channel.
+  const std::vector<double> scale = values(f.scale), shift = values(f.shift), mean = values(f.mean),
+                            var = values(f.var), w = values(f.weight), b = values(f.bias);
+  std::vector<double> k;
+  for (size_t c = 0; c < 2; ++c) k.push_back(scale[c] / std::sqrt(var[c] + f.epsilon));
+
+  const Tensor& new_w = initializer(f.model, "conv.weight");
+  const Tensor& new_b = initializer(f.model, "conv.bias");
+  CHECK(new_w.dtype() == DType::Float);
+  CHECK(new_w.shape() == std::vector<int64_t>{2, 3, 1, 1});
+  CHECK(new_b.shape() == std::vector<int64_t>{2});
+  const std::vector<double> got_w = values(new_w), got_b = values(new_b);
+  for (size_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    CHECK(got_w[i] == doctest::Approx(w[i] * k[i / 3]).epsilon(1e-5));
+  }
+  for (size_t c = 0; c < 2; ++c) {
+    CAPTURE(c);
+    CHECK(got_b[c] == doctest::Approx((b[c] - mean[c]) * k[c] + shift[c]).epsilon(1e-5));
+  }
+  // Each name appears once; the statistics are left for dead-code elimination.
+  CHECK(initializer_names(f.model) ==
+        std::vector<std::string>{"bn.weight", "bn.bias", "bn.running_mean", "bn.running_var", "conv.weight", "conv.bias"});
+  eliminate_dead_code(f.model);
+  CHECK(initializer_names(f.model) == std::vector<std::string>{"conv.weight", "conv.bias"});
+}
+
+TEST_CASE("the fused Conv computes what Conv then BatchNormalization computed") {
+  ConvBnModel f;
+  at::Tensor x = at::linspace(-2.0, 2.0, 48).reshape({1, 3, 4, 4});
+  at::Tensor expected = at::batch_norm(at::conv2d(x, to_aten(f.weight), to_aten(f.bias)), to_aten(f.scale),
+                                       to_aten(f.shift), to_aten(f.mean), to_aten(f.var), /*training=*/false, 0.1,
+                                       f.epsilon, /*cudnn_enabled=*/false);
+  REQUIRE(fuse_conv_batchnorm(f.model) == 1);
+  at::Tensor fused = at::conv2d(x, to_aten(initializer(f.model, "conv.weight")), to_aten(initializer(f.model, "conv.bias")));
+  CHECK(at::allclose(fused, expected, 1e-5, 1e-5));
+  CHECK_FALSE(at::allclose(at::conv2d(x, to_aten(f.weight), to_aten(f.bias)), expected, 1e-5, 1e-5));
+}
+
+TEST_CASE("a Conv without bias gets a bias named after its weight") {
+  ConvBnModel f(/*with_bias=*/false);
+  REQUIRE(fuse_conv_batchnorm(f.model) == 1);
+  REQUIRE(f.model.nodes.size() == 1);
+  CHECK(inputs_of(f.model.nodes[0].proto) == std::vector<std::string>{"x", "conv.weight", "conv.bias"});
+  const std::vector<double> scale = values(f.scale), shift = values(f.shift), mean = values(f.mean), var = values(f.var);
+  const std::vector<double> got_b = values(initializer(f.model, "conv.bias"));
+  REQUIRE(got_b.size() == 2);
+  for (size_t c = 0; c < 2; ++c)
+    CHECK(got_b[c] == doctest::Approx(-mean[c] * scale[c] / std::sqrt(var[c] + f.epsilon) + shift[c]).epsilon(1e-5));
+}
+
+TEST_CASE("Conv and BatchNormalization are not fused when the Conv output has a second reader") {
+  SUBCASE("another node") {
+    ConvBnModel f;
+    f.model.nodes.push_back(onnx_node("Relu", {"c"}, {"side"}));
+    add_output(f.model, "side");
+    CHECK(fuse_conv_batchnorm(f.model) == 0);
+    CHECK(op_types(f.model.nodes) == std::vector<std::string>{"Conv", "BatchNormalization", "Relu"});
+    CHECK(values(initializer(f.model, "conv.weight")) == values(f.weight));
+  }
+  SUBCASE("a graph output") {
+    ConvBnModel f;
+    add_output(f.model, "c");
+    CHECK(fuse_conv_batchnorm(f.model) == 0);
+    CHECK(op_types(f.model.nodes) == std::vector<std::string>{"Conv", "BatchNormalization"});
+  }
+  SUBCASE("the weight is shared with another node") {
+    ConvBnModel f;
+    f.model.nodes.push_back(onnx_node("Identity", {"conv.weight"}, {"w_copy"}));
+    add_output(f.model, "w_copy");
+    CHECK(fuse_conv_batchnorm(f.model) == 0);
+    CHECK(values(initializer(f.model, "conv.weight")) == values(f.weight));
+  }
+}
+
+TEST_CASE("a BatchNormalization in training mode or with non-constant statistics is not fused") {
+  SUBCASE("training_mode=1") {
+    ConvBnModel f(true, {attr_i("training_mode", 1)});
+    CHECK(fuse_conv_batchnorm(f.model) == 0);
+    CHECK(op_types(f.model.nodes) == std::vector<std::string>{"Conv", "BatchNormalization"});
+    CHECK(values(initializer(f.model, "conv.weight")) == values(f.weight));
+  }
+  SUBCASE("training_mode=0 is inference") {
+    ConvBnModel f(true, {attr_i("training_mode", 0)});
+    CHECK(fuse_conv_batchnorm(f.model) == 1);
+  }
+  SUBCASE("running_var is a graph input") {
+    ConvBnModel f;
+    auto& inits = f.model.initializers;
+    inits.erase(std::remove_if(inits.begin(), inits.end(), [](const Initializer& i) { return i.name == "bn.running_var"; }),
+                inits.end());
+    add_input(f.model, "bn.running_var", float_type({2}));
+    CHECK(fuse_conv_batchnorm(f.model) == 0);
+    CHECK(f.model.nodes.size() == 2);
+  }
+}
+
+// ---- run_onnx_passes --------------------------------------------------------------------------
+
+namespace {
+// ConvBnModel plus a foldable chain on initializers feeding a second output.
+OnnxModel passes_model() {
+  ConvBnModel f;
+  OnnxModel m = std::move(f.model);
+  m.initializers.push_back({"a", Tensor::floats({1.0f})});
+  m.initializers.push_back({"b", Tensor::floats({2.0f})});
+  m.nodes.push_back(onnx_node("Add", {"a", "b"}, {"s"}));
+  m.nodes.push_back(onnx_node("Add", {"x", "s"}, {"z"}));
+  m.nodes.push_back(onnx_node("Neg", {"x"}, {"dead"}));
+  add_output(m, "z");
+  return m;
+}
+}  // namespace
+
+TEST_CASE("run_onnx_passes in eval mode removes dead code, folds constants and fuses Conv+BN") {
+  OnnxModel m = passes_model();
+  const PassStats stats = run_onnx_passes(m, passes_options());
+  CHECK(stats.folded_nodes == 1);
+  CHECK(stats.fused_conv_bn == 1);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv", "Add"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"s", "conv.weight", "conv.bias"});
+  CHECK(values(initializer(m, "s")) == std::vector<double>{3.0});
+}
+
+TEST_CASE("run_onnx_passes does not fold with do_constant_folding=false") {
+  OnnxModel m = passes_model();
+  ExportOptions o = passes_options();
+  o.do_constant_folding = false;
+  const PassStats stats = run_onnx_passes(m, o);
+  CHECK(stats.folded_nodes == 0);
+  CHECK(stats.fused_conv_bn == 1);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv", "Add", "Add"});
+  CHECK(find_initializer(m, "a") != nullptr);
+  CHECK(find_initializer(m, "s") == nullptr);
+}
+
+TEST_CASE("run_onnx_passes does not fuse in training mode or without exported parameters") {
+  for (TrainingMode mode : {TrainingMode::Train, TrainingMode::Preserve}) {
+    CAPTURE(training_mode_name(mode));
+    OnnxModel m = passes_model();
+    ExportOptions o = passes_options();
+    o.training = mode;
+    const PassStats stats = run_onnx_passes(m, o);
+    CHECK(stats.fused_conv_bn == 0);
+    CHECK(stats.folded_nodes == 1);
+    CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv", "BatchNormalization", "Add"});
+  }
+  OnnxModel m = passes_model();
+  ExportOptions o = passes_options();
+  o.export_params = false;  // parameters are graph inputs: neither folded nor fused
+  const PassStats stats = run_onnx_passes(m, o);
+  CHECK(stats.fused_conv_bn == 0);
+  CHECK(stats.folded_nodes == 0);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv", "BatchNormalization", "Add", "Add"});
+}
