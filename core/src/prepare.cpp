@@ -16,7 +16,23 @@ namespace {
 
 // The module's forward, frozen and inlined. clone() and freeze_module() both deep-copy
 // parameters: a module the export owns is frozen in place instead.
-std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned,
+// forward() arguments after the given example inputs take their default values (as calling the
+// module with fewer arguments does): they become constants and leave the graph's inputs.
+void bind_default_arguments(torch::jit::Graph& graph, const c10::FunctionSchema& schema, size_t given,
+                            size_t self_inputs) {
+  const auto& params = schema.arguments();  // params[0] is self
+  const size_t first_graph_input = self_inputs;
+  for (size_t i = graph.inputs().size(); i-- > first_graph_input + given;) {
+    const size_t param = i - first_graph_input + 1;
+    if (param >= params.size() || !params[param].default_value()) return;  // check_input_count reports it
+    torch::jit::WithInsertPoint at_start(graph.block()->nodes().front());
+    torch::jit::Value* value = graph.insertConstant(*params[param].default_value());
+    graph.inputs()[i]->replaceAllUsesWith(value);
+    graph.eraseInput(i);
+  }
+}
+
+std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
                                                   const ExportOptions& options, PreparedGraph& out) {
   torch::jit::Module frozen = owned ? module : module.clone();
   if (options.training == TrainingMode::Eval) frozen.eval();
@@ -36,6 +52,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
     if (graph->inputs()[0]->hasUses()) out.self = frozen;
     else graph->eraseInput(0);
   }
+  bind_default_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, out.self ? 1 : 0);
   return graph;
 }
 
@@ -98,7 +115,8 @@ std::shared_ptr<torch::jit::Graph> trace_control_flow(const std::shared_ptr<torc
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   PreparedGraph out;
   std::shared_ptr<torch::jit::Graph> graph = loaded.module
-                                                 ? frozen_forward(*loaded.module, loaded.module_owned, options, out)
+                                                 ? frozen_forward(*loaded.module, loaded.module_owned,
+                                                                  loaded.inputs.size(), options, out)
                                                  : traced_function_graph(loaded, out);
   loaded.module.reset();  // the frozen graph (and `self`, if it is still read) hold what the export needs
   clean_up(graph, out);

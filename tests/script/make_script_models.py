@@ -12,7 +12,7 @@ usage: make_script_models.py OUT_DIR        (writes OUT_DIR/cases.json last)
 import json
 import os
 import sys
-from typing import List
+from typing import List, Optional
 
 import torch
 import torch.nn as nn
@@ -129,6 +129,22 @@ class WordLM(nn.Module):
         return self.decoder(out)
 
 
+class DefaultArguments(nn.Module):
+    """forward(x, scale=2.0, mask=None, bias: bool = True): exported with x alone, the rest take
+    their defaults (as calling model(x) does)."""
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x, scale: float = 2.0, mask: Optional[torch.Tensor] = None, bias: bool = True):
+        y = self.lin(x) * scale
+        if mask is not None:
+            y = y * mask
+        if bias:
+            y = y + 1.0
+        return y
+
+
 def transformer_encoder():
     layer = nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32, dropout=0.0, batch_first=True)
     return nn.TransformerEncoder(layer, num_layers=2)
@@ -178,6 +194,9 @@ def specs():
         "resnet_dynamic": dict(model=lambda: torchvision.models.resnet18(num_classes=10), make="trace",
                                sets=[[randn(2, 3, 64, 64)], [randn(1, 3, 64, 64)], [randn(3, 3, 64, 64)], [randn(5, 3, 64, 64)]],
                                dynamic={"x": {0: "batch"}}, names=["x"]),
+        "default_arguments": dict(model=DefaultArguments, make="script", sets=[[randn(3, 4)], [randn(5, 4)]],
+                                  dynamic={"x": {0: "n"}},
+                                  names=["x"]),
         "baked_size": dict(model=BakedSize, make="trace", sets=[[randn(2, 3, 4)]], dynamic={"x": {0: "batch"}},
                            names=["x"], expect_error="baked in"),
     }
