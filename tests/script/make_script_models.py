@@ -168,19 +168,19 @@ def tokens(*shape, high=12):
 def specs():
     """name -> (builder, make, input sets, export settings)."""
     return {
-        "for_loop_state": dict(model=ForLoopState, make="script", sets=[[randn(3, 4)], [randn(6, 4)], [randn(1, 4)]],
+        "for_loop_state": dict(data_dependent=False, model=ForLoopState, make="script", sets=[[randn(3, 4)], [randn(6, 4)], [randn(1, 4)]],
                                dynamic={"x": {0: "steps"}}, names=["x"], expect_ops=["Loop"]),
         "while_data_stop": dict(model=WhileDataStop, make="script",
                                 sets=[[randn(3, 3)], [randn(3, 3) * 0.01], [randn(3, 3) * 40]],
                                 names=["x"], expect_ops=["Loop"]),
         "if_shapes": dict(model=IfShapes, make="script", sets=[[randn(4, 3).abs()], [-randn(4, 3).abs()]],
                           names=["x"], expect_ops=["If"]),
-        "list_append": dict(model=ListAppend, make="script", sets=[[randn(3, 5)], [randn(5, 5)], [randn(1, 5)]],
+        "list_append": dict(data_dependent=False, model=ListAppend, make="script", sets=[[randn(3, 5)], [randn(5, 5)], [randn(1, 5)]],
                             dynamic={"x": {0: "n"}}, names=["x"], expect_ops=["Loop", "ConcatFromSequence"]),
         "early_return": dict(model=EarlyReturn, make="script",
                              sets=[[randn(3, 4) + 5.0], [randn(3, 4).clamp(-1, 1) - 1.5], [randn(3, 4).clamp(-1, 1) + 0.8]],
                              names=["x"], expect_ops=["If"]),
-        "write_through_view": dict(model=WriteThroughView, make="script", sets=[[randn(3, 4)], [randn(2, 7)]],
+        "write_through_view": dict(data_dependent=False, model=WriteThroughView, make="script", sets=[[randn(3, 4)], [randn(2, 7)]],
                                    dynamic={"x": {0: "rows", 1: "cols"}}, names=["x"], expect_ops=["Loop"]),
         "greedy_decoder": dict(model=GreedyDecoder, make="script",
                                sets=[[randn(2, 16), tokens(2)], [randn(2, 16) * 3, tokens(2)], [randn(2, 16), torch.tensor([5, 3])]],
@@ -195,8 +195,7 @@ def specs():
                                sets=[[randn(2, 3, 64, 64)], [randn(1, 3, 64, 64)], [randn(3, 3, 64, 64)], [randn(5, 3, 64, 64)]],
                                dynamic={"x": {0: "batch"}}, names=["x"]),
         "default_arguments": dict(model=DefaultArguments, make="script", sets=[[randn(3, 4)], [randn(5, 4)]],
-                                  dynamic={"x": {0: "n"}},
-                                  names=["x"]),
+                                  dynamic={"x": {0: "n"}}, names=["x"], data_dependent=False),
         "baked_size": dict(model=BakedSize, make="trace", sets=[[randn(2, 3, 4)]], dynamic={"x": {0: "batch"}},
                            names=["x"], expect_error="baked in"),
     }
@@ -237,7 +236,9 @@ def build(name, spec, out_dir):
         manifests.append(manifest_file)
     return {"name": name, "model": f"{name}.pt", "mode": spec["make"], "manifests": manifests,
             "dynamic": {k: {str(a): n for a, n in v.items()} for k, v in spec.get("dynamic", {}).items()},
-            "expect_ops": spec.get("expect_ops", []), "expect_error": spec.get("expect_error")}
+            "expect_ops": spec.get("expect_ops", []), "expect_error": spec.get("expect_error"),
+            # Scripted control flow that depends on tensor values: a trace must warn about it.
+            "data_dependent": spec.get("data_dependent", spec["make"] == "script")}
 
 
 def main():

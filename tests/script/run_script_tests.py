@@ -85,7 +85,7 @@ def check_case(args, case, cases_for_ort, failures):
     if mode == "script":
         traced, _, _ = export(args, case, "trace")
         has_cf = {"If", "Loop"} & ops
-        data_dependent = case["name"] not in ("for_loop_state", "list_append", "write_through_view")
+        data_dependent = case["data_dependent"]
         # A warning when the trace succeeds, the same text in the error when it cannot trace.
         if data_dependent and "depends on tensor values" not in traced.stderr:
             failures.append(f"{name}: --mode trace did not warn about data-dependent control flow: {traced.stderr}")
