@@ -8,10 +8,6 @@ namespace onnxport::elementwise {
 
 using namespace helpers;
 
-bool is_int_or_bool(DType d) { return is_integral(d) || d == DType::Bool; }
-
-Value* to_float(Graph& g, Value* v) { return is_int_or_bool(dtype_of(v)) ? cast(g, v, DType::Float) : v; }
-
 std::vector<Value*> promote_float(Graph& g, const std::vector<Value*>& operands) {
   std::vector<Value*> out = promote(g, operands);
   if (is_int_or_bool(result_type(operands)))

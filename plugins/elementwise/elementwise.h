@@ -15,9 +15,7 @@ void add_math(Registrar& r);               // maximum/minimum, lerp, logit, xlog
 
 // ---- shared building blocks (common.cpp)
 
-bool is_int_or_bool(DType d);
-// v cast to Float when it is an integer or bool tensor/number (aten::exp of an int tensor is float).
-Value* to_float(Graph& g, Value* v);
+// (is_int_or_bool and to_float, aten::exp of an int tensor is float: onnxport/helpers.h)
 // The operands promoted like PyTorch, then to Float when that type is integral or bool.
 std::vector<Value*> promote_float(Graph& g, const std::vector<Value*>& operands);
 // Floor division of integer tensors (ONNX Div truncates toward zero).

@@ -35,8 +35,8 @@ Value* normalized(Graph& g, Value* x, int64_t axis, double eps) {
 // cosine_similarity(x1, x2, dim=1, eps=1e-8): the dot product of the two vectors, each divided
 // by its norm clamped to at least eps (PyTorch's formulation).
 Value* cosine_similarity(Graph& g, const TorchNode& n, const Args& a) {
-  Value* x1 = reduce::to_floating(g, a.tensor(0));
-  Value* x2 = reduce::to_floating(g, a.tensor(1));
+  Value* x1 = to_float(g, a.tensor(0));
+  Value* x2 = to_float(g, a.tensor(1));
   std::vector<Value*> xy = promote(g, {x1, x2});
   const int64_t dim = a.is_none(2) ? 1 : a.i(2);
   const double eps = a.is_none(3) ? 1e-8 : a.f(3);

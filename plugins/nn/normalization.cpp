@@ -14,11 +14,6 @@ namespace {
 
 using namespace helpers;
 
-DType float_dtype(const Value* x) {
-  const DType d = dtype_of(x);
-  return is_floating(d) ? d : DType::Float;
-}
-
 int64_t channel_count(const TorchNode& n, const Value* x, const std::vector<Value*>& params) {
   if (auto c = static_dim(x, 1)) return *c;
   for (const Value* p : params)
@@ -52,7 +47,7 @@ Value* batch_norm(Graph& g, const TorchNode& n, const Args& a) {
   const bool batch_stats = a.b(5) || !mean || !var;
   const double momentum = a.is_none(6) ? 0.1 : a.f(6);
   const double eps = a.f(7);
-  const DType dtype = float_dtype(x);
+  const DType dtype = float_dtype_of(x);
   int64_t channels = -1;
   if (!w || !b || !mean || !var) channels = channel_count(n, x, {w, b, mean, var});
   w = param_or(g, w, channels, dtype, 1.0);
@@ -79,7 +74,7 @@ Value* instance_norm(Graph& g, const TorchNode& n, const Args& a) {
   Value *mean = a.optional_tensor(3), *var = a.optional_tensor(4);
   const bool use_input_stats = a.b(5);
   const double eps = a.f(7);
-  const DType dtype = float_dtype(x);
+  const DType dtype = float_dtype_of(x);
   int64_t channels = -1;
   if (!w || !b || (!use_input_stats && (!mean || !var))) channels = channel_count(n, x, {w, b, mean, var});
   w = param_or(g, w, channels, dtype, 1.0);
@@ -88,16 +83,22 @@ Value* instance_norm(Graph& g, const TorchNode& n, const Args& a) {
   return g.op("BatchNormalization", {x, w, b, mean, var}, {{"epsilon_f", eps}});
 }
 
-// layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
-Value* layer_norm_17(Graph& g, const TorchNode&, const Args& a) {
+// Opset 17's LayerNormalization over (input, normalized_shape, weight, bias, eps) arguments:
+// `outputs` 1 (layer_norm) or 3 (native_layer_norm: with Mean and InvStdDev).
+std::vector<Value*> layer_normalization(Graph& g, const Args& a, int outputs) {
   Value* x = a.tensor(0);
   const std::vector<int64_t> shape = a.is(1);
   Value* w = a.optional_tensor(2);
-  if (!w) w = g.constant(full_tensor(float_dtype(x), shape, 1.0));
+  if (!w) w = g.constant(full_tensor(float_dtype_of(x), shape, 1.0));
   std::vector<Value*> in{x, w};
   if (Value* b = a.optional_tensor(3)) in.push_back(b);
-  return g.op("LayerNormalization", in,
-              {{"axis_i", -static_cast<int64_t>(shape.size())}, {"epsilon_f", a.f(4)}});
+  return g.op("LayerNormalization", in, {{"axis_i", -static_cast<int64_t>(shape.size())}, {"epsilon_f", a.f(4)}},
+              outputs);
+}
+
+// layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+Value* layer_norm_17(Graph& g, const TorchNode&, const Args& a) {
+  return layer_normalization(g, a, 1)[0];
 }
 
 struct Normalized {
@@ -151,13 +152,7 @@ std::vector<Value*> native_layer_norm_9(Graph& g, const TorchNode&, const Args& 
 
 // Opset 17: LayerNormalization's optional Mean and InvStdDev outputs have the same shapes.
 std::vector<Value*> native_layer_norm_17(Graph& g, const TorchNode&, const Args& a) {
-  Value* x = a.tensor(0);
-  const std::vector<int64_t> shape = a.is(1);
-  Value* w = a.optional_tensor(2);
-  if (!w) w = g.constant(full_tensor(float_dtype(x), shape, 1.0));
-  std::vector<Value*> in{x, w};
-  if (Value* b = a.optional_tensor(3)) in.push_back(b);
-  return g.op("LayerNormalization", in, {{"axis_i", -static_cast<int64_t>(shape.size())}, {"epsilon_f", a.f(4)}}, 3);
+  return layer_normalization(g, a, 3);
 }
 
 // native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> (out, mean, rstd), the
@@ -193,7 +188,7 @@ Value* group_norm(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const int64_t groups = a.i(1);
   const int64_t rank = rank_of(x, n.kind);
-  const DType dtype = float_dtype(x);
+  const DType dtype = float_dtype_of(x);
   Value* grouped = reshape(g, x, std::vector<int64_t>{0, groups, -1});
   Value* normed = g.op("InstanceNormalization",
                        {grouped, g.constant(full_tensor(dtype, {groups}, 1.0)),
@@ -212,7 +207,7 @@ std::vector<Value*> native_batch_norm(Graph& g, const TorchNode& n, const Args& 
   Value *w = a.optional_tensor(1), *b = a.optional_tensor(2);
   Value *mean = a.optional_tensor(3), *var = a.optional_tensor(4);
   const double eps = a.f(7);
-  const DType dtype = float_dtype(x);
+  const DType dtype = float_dtype_of(x);
   const int64_t rank = rank_of(x, n.kind);
   if (!a.b(5) && mean && var) {
     const int64_t channels = (w && b) ? -1 : channel_count(n, x, {w, b, mean, var});

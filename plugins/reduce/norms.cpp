@@ -51,7 +51,7 @@ std::vector<int64_t> matrix_dims(const TorchNode& n, const Value* dim, const Val
 
 Value* matrix_norm(Graph& g, const TorchNode& n, Value* x, const Order& ord, const std::vector<int64_t>& dims,
                    bool keepdim) {
-  x = to_floating(g, x);
+  x = to_float(g, x);
   if (ord.name == "fro") return helpers::reduce(g, "ReduceL2", x, dims, keepdim);
   const double p = ord.p.value_or(0.0);
   if (ord.name == "nuc" || (ord.p && (p == 2.0 || p == -2.0)))

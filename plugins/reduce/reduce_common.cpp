@@ -59,8 +59,6 @@ std::vector<int64_t> reduction_dims(const TorchNode& n, const Value* dim, const 
 
 namespace {
 
-bool is_int_or_bool(DType d) { return is_integral(d) || d == DType::Bool; }
-
 // The dtypes ONNX's Reduce* ops take at every opset we target (bfloat16 from 13; ReduceMax/Min
 // also int8/uint8 from 12).
 bool reducible(const std::string& op, DType d, int opset) {
@@ -83,7 +81,6 @@ bool reducible(const std::string& op, DType d, int opset) {
 
 Value* widen_integral(Graph& g, Value* x) { return is_int_or_bool(dtype_of(x)) ? cast(g, x, DType::Int64) : x; }
 
-Value* to_floating(Graph& g, Value* x) { return is_int_or_bool(dtype_of(x)) ? cast(g, x, DType::Float) : x; }
 
 Value* reduce_any(Graph& g, const std::string& op, Value* x, const std::vector<int64_t>& dims, bool keepdim) {
   const DType d = dtype_of(x);
@@ -93,7 +90,7 @@ Value* reduce_any(Graph& g, const std::string& op, Value* x, const std::vector<i
 }
 
 Value* vector_norm(Graph& g, Value* x, double p, const std::vector<int64_t>& dims, bool keepdim) {
-  x = to_floating(g, x);
+  x = to_float(g, x);
   if (p == 2.0) return helpers::reduce(g, "ReduceL2", x, dims, keepdim);
   if (p == 1.0) return helpers::reduce(g, "ReduceL1", x, dims, keepdim);
   if (std::isinf(p)) return helpers::reduce(g, p > 0 ? "ReduceMax" : "ReduceMin", g.op("Abs", {x}), dims, keepdim);

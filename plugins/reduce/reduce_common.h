@@ -25,8 +25,7 @@ std::vector<int64_t> reduction_dims(const TorchNode& n, const Value* dim, const 
 
 // Integers and bools become int64 (what sum/prod/cumsum return for them in PyTorch).
 Value* widen_integral(Graph& g, Value* x);
-// Integers and bools become float32 (ops PyTorch only defines for floating tensors).
-Value* to_floating(Graph& g, Value* x);
+// (Integers and bools to float32, for ops PyTorch only defines for floating tensors: helpers::to_float.)
 
 // helpers::reduce for any dtype: inputs the ONNX op (or ONNX Runtime) does not take at this
 // opset are computed in a wider type and cast back.

@@ -56,7 +56,7 @@ Value* divisor(Graph& g, Value* x, const std::vector<int64_t>& dims, Value* mean
 
 Moments moments(Graph& g, const TorchNode& n, const Args& a) {
   Moments m;
-  m.x = to_floating(g, a.tensor(0));
+  m.x = to_float(g, a.tensor(0));
   m.dims = reduction_dims(n, named_arg(n, a, "dim"), m.x);
   m.keepdim = named_bool(n, a, "keepdim", false);
   m.mean_keepdim = helpers::reduce(g, "ReduceMean", m.x, m.dims, true);

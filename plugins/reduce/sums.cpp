@@ -38,7 +38,7 @@ Value* nansum(Graph& g, const TorchNode& n, const Args& a) {
 }
 
 Value* mean(Graph& g, const TorchNode& n, const Args& a) {
-  Reduction r = parse(g, n, a, to_floating);
+  Reduction r = parse(g, n, a, to_float);
   return reduce_any(g, "ReduceMean", r.x, r.dims, r.keepdim);
 }
 
@@ -48,7 +48,7 @@ Value* prod(Graph& g, const TorchNode& n, const Args& a) {
 }
 
 Value* logsumexp(Graph& g, const TorchNode& n, const Args& a) {
-  Reduction r = parse(g, n, a, to_floating);
+  Reduction r = parse(g, n, a, to_float);
   return reduce_any(g, "ReduceLogSumExp", r.x, r.dims, r.keepdim);
 }
 

@@ -6,9 +6,12 @@
 #include <string>
 
 #include "rnn.h"
-#include "rnn_util.h"
+#include "onnxport/helpers.h"
 
 namespace onnxport::rnn {
+
+using namespace helpers;
+
 namespace {
 
 const char* cell_name(Cell cell) {
@@ -65,7 +68,7 @@ int64_t hidden_size(const TorchNode& node, const RnnConfig& c) {
     const TensorType& state = node.output_types[node.num_outputs() > 1 ? 1 : 0];
     if (auto h = last_static_dim(state)) return *h;
   }
-  fail(node, "cannot determine the hidden size: the hidden-to-hidden weight (params[1], " +
+  fail_node(node, "cannot determine the hidden size: the hidden-to-hidden weight (params[1], " +
                  w_hh->describe() + ") has no static dim 1 and the traced hidden-state type is unknown",
        "export a traced model (torch.jit.trace) or keep the RNN weights as module parameters");
 }
@@ -75,10 +78,10 @@ void check_params(const TorchNode& node, const RnnConfig& c, int64_t per_directi
   const auto expected = static_cast<size_t>(c.num_layers * dirs * per_direction);
   if (c.params.size() == expected) return;
   if (c.cell == Cell::LSTM && c.params.size() == static_cast<size_t>(c.num_layers * dirs * (per_direction + 1))) {
-    fail(node, "LSTM with projections (proj_size > 0) cannot be expressed as an ONNX LSTM",
+    fail_node(node, "LSTM with projections (proj_size > 0) cannot be expressed as an ONNX LSTM",
          "use proj_size=0 or replace the projection by an explicit Linear after the LSTM");
   }
-  fail(node, "expected " + std::to_string(expected) + " weight tensors (" + std::to_string(c.num_layers) +
+  fail_node(node, "expected " + std::to_string(expected) + " weight tensors (" + std::to_string(c.num_layers) +
                  " layers x " + std::to_string(dirs) + " directions x " + std::to_string(per_direction) +
                  "), got " + std::to_string(c.params.size()),
        "the params list does not match num_layers/bidirectional/has_biases; re-save the model");
@@ -136,7 +139,7 @@ RnnOutputs build_rnn(Graph& g, const TorchNode& node, const RnnConfig& c) {
   check_params(node, c, c.has_biases ? 4 : 2);
   const size_t states = lstm ? 2 : 1;
   if (!c.initial.empty() && c.initial.size() != states) {
-    fail(node, std::string("expected ") + (lstm ? "2 initial states (h0, c0)" : "1 initial state (h0)") +
+    fail_node(node, std::string("expected ") + (lstm ? "2 initial states (h0, c0)" : "1 initial state (h0)") +
                    ", got " + std::to_string(c.initial.size()),
          "pass the initial states as the module expects them");
   }
@@ -203,7 +206,7 @@ RnnOutputs convert_full_rnn(Graph& g, const TorchNode& node, const Args& a, Cell
   if (c.num_layers < 1) a.fail(4, "num_layers >= 1");
   // PyTorch applies RNN dropout only between layers, so a single layer is exact in any mode.
   if (train && dropout > 0 && c.num_layers > 1) {
-    fail(node, "training-mode dropout between RNN layers (dropout=" + format_number(dropout) +
+    fail_node(node, "training-mode dropout between RNN layers (dropout=" + format_number(dropout) +
                    ") cannot be expressed with ONNX LSTM/GRU/RNN",
          "export in eval mode (model.eval() before tracing) or set dropout=0");
   }
@@ -220,7 +223,7 @@ RnnOutputs convert_cell(Graph& g, const TorchNode& node, const Args& a, Cell cel
   Value* b_hh = a.optional_tensor(5);
   c.has_biases = b_ih != nullptr && b_hh != nullptr;
   if ((b_ih == nullptr) != (b_hh == nullptr)) {
-    fail(node, "only one of the two biases (b_ih, b_hh) is given",
+    fail_node(node, "only one of the two biases (b_ih, b_hh) is given",
          "give both biases or neither");
   }
   c.params = {a.tensor(2), a.tensor(3)};

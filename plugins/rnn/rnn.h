@@ -37,9 +37,10 @@ struct RnnOutputs {
 
 RnnOutputs build_rnn(Graph& g, const TorchNode& node, const RnnConfig& config);
 
-// The full-sequence overloads: aten::lstm.input / gru.input / rnn_tanh.input / rnn_relu.input
-// (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first).
-// Rejects the packed-sequence (.data) overloads and training-mode dropout.
+// The sequence overloads: aten::lstm.input / gru.input / rnn_tanh.input / rnn_relu.input
+// (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first), and
+// the packed-sequence (.data) overloads (data, batch_sizes, hx, params, ..., bidirectional), whose
+// batch_sizes become the ONNX op's sequence_lens. Rejects training-mode dropout between layers.
 RnnOutputs convert_full_rnn(Graph& g, const TorchNode& node, const Args& a, Cell cell);
 
 // aten::lstm_cell / gru_cell / rnn_tanh_cell / rnn_relu_cell

@@ -16,8 +16,8 @@ void add_advanced_index(Registrar& r);  // index/index_put (tensor indices, bool
 void add_gather_scatter(Registrar& r);  // gather/scatter*, index_add/copy/fill, take, masked_select/scatter
 void add_sort(Registrar& r);            // topk/sort/argsort, unique, bucketize
 void add_triangular(Registrar& r);      // tril/triu, diagonal, diag_embed, diag
-void add_layout(Registrar& r);
-void add_view_scatter(Registrar& r);   // slice_scatter/select_scatter (also writes through views)          // flip/roll/rot90, movedim, unfold, repeat_interleave, tensor_split, ...
+void add_layout(Registrar& r);          // flip/roll/rot90, movedim, unfold, repeat_interleave, tensor_split, ...
+void add_view_scatter(Registrar& r);    // slice_scatter/select_scatter (also writes through views)
 
 // ---- helpers shared by the files above (common.cpp)
 

@@ -421,4 +421,17 @@ Symbolic identity() {
   return [](Graph&, const TorchNode&, const Args& a) { return std::vector<Value*>{a.at(0)}; };
 }
 
+bool is_int_or_bool(DType d) { return is_integral(d) || d == DType::Bool; }
+
+DType float_dtype_of(const Value* v) {
+  const DType d = dtype_of(v);
+  return is_floating(d) ? d : DType::Float;
+}
+
+Value* to_float(Graph& g, Value* v) { return is_int_or_bool(dtype_of(v)) ? cast(g, v, DType::Float) : v; }
+
+void fail_node(const TorchNode& node, const std::string& message, const std::string& hint) {
+  throw ArgumentError(message, ErrorContext::for_node({}, node.kind, node.module_path, node.source_location, {}, hint));
+}
+
 }  // namespace onnxport::helpers

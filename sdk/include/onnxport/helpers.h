@@ -22,6 +22,11 @@ namespace onnxport::helpers {
 
 // ---------------------------------------------------------------- dims, ranks, dtypes
 
+// Integer or bool: the dtypes float-only ONNX math (Sqrt, Reduce* means, ...) must not see.
+bool is_int_or_bool(DType d);
+// v's dtype when it is floating, else float32 (the dtype of a float result of an integer input).
+DType float_dtype_of(const Value* v);
+
 // dim in [-rank, rank) -> [0, rank). ArgumentError when out of range.
 int64_t normalize_dim(int64_t dim, int64_t rank);
 std::vector<int64_t> normalize_dims(const std::vector<int64_t>& dims, int64_t rank);
@@ -51,6 +56,8 @@ Value* scalar_like(Graph& g, double value, const Value* like);
 
 // Cast unless v already has that dtype. A constant number becomes a new constant (no Cast node).
 Value* cast(Graph& g, Value* v, DType to);
+// v cast to float32 when its dtype is integer or bool; a floating v as it is.
+Value* to_float(Graph& g, Value* v);
 Value* unsqueeze(Graph& g, Value* v, const std::vector<int64_t>& axes);
 // Empty axes: squeeze every dimension of size 1.
 Value* squeeze(Graph& g, Value* v, const std::vector<int64_t>& axes = {});
@@ -107,5 +114,10 @@ void add_with_inplace(Registrar& r, const std::string& torch_op, int since_opset
   r.add(torch_op, since_opset, fn);
   r.add(torch_op + "_", since_opset, fn);
 }
+
+// ---------------------------------------------------------------- errors
+
+// An ArgumentError about `node`: its op, module path and source line, and what to do next.
+[[noreturn]] void fail_node(const TorchNode& node, const std::string& message, const std::string& hint = "");
 
 }  // namespace onnxport::helpers
