@@ -59,11 +59,16 @@ double seconds_of(const ExportReport& report, std::initializer_list<const char*>
 }  // namespace
 
 Pipeline::Pipeline(const Registry& registry, const ExportOptions& options, std::string model_file,
-                   std::string output_path)
-    : registry_(registry), options_(options), model_file_(std::move(model_file)), output_path_(std::move(output_path)) {}
+                   std::string output_path, ProgressCallback progress)
+    : registry_(registry),
+      options_(options),
+      model_file_(std::move(model_file)),
+      output_path_(std::move(output_path)),
+      progress_(std::move(progress)) {}
 
 template <class Stage>
 auto Pipeline::timed(const char* name, Stage&& stage) -> decltype(stage()) {
+  if (progress_) progress_(ExportProgress{name, 0, 0});
   const auto start = std::chrono::steady_clock::now();
   auto record = [&] {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -99,7 +104,10 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       });
       timed("onnx passes", [&] { run_onnx_passes(model, options_); });
       const ModelMeta meta = model_meta_for(model);
-      const WriteResult written = timed("write", [&] { return write_model(model, meta, output_path_, progress_); });
+      WriteProgress bytes_written;
+      if (progress_)
+        bytes_written = [this](size_t done, size_t total) { progress_(ExportProgress{"write", done, total}); };
+      const WriteResult written = timed("write", [&] { return write_model(model, meta, output_path_, bytes_written); });
       report_.external_data_path = written.data_path;
 
       report_.mode = prepared.scripted ? "script" : "trace";

@@ -17,7 +17,8 @@ namespace onnxport::core {
 
 class Pipeline {
  public:
-  Pipeline(const Registry& registry, const ExportOptions& options, std::string model_file, std::string output_path);
+  Pipeline(const Registry& registry, const ExportOptions& options, std::string model_file, std::string output_path,
+           ProgressCallback progress = {});
 
   // `load` is the load stage for this kind of source (a file, a module, a traced function).
   ExportReport run(const std::function<LoadedModel()>& load);
@@ -34,7 +35,7 @@ class Pipeline {
   const std::string model_file_;
   const std::string output_path_;
   ExportReport report_;
-  WriteProgress progress_;
+  ProgressCallback progress_;
 };
 
 }  // namespace onnxport::core

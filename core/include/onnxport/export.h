@@ -43,6 +43,15 @@ struct ExportReport {
   double seconds_prepare = 0, seconds_convert = 0, seconds_write = 0, seconds_check = 0;
 };
 
+// What an export is doing, for a progress display: the stage it entered and, while the write
+// stage streams parameters, the bytes written so far of the total.
+struct ExportProgress {
+  std::string stage;
+  size_t bytes_done = 0;
+  size_t bytes_total = 0;
+};
+using ProgressCallback = std::function<void(const ExportProgress&)>;
+
 // Holds the loaded op packs; reuse one Exporter for many exports.
 class Exporter {
  public:
@@ -62,12 +71,17 @@ class Exporter {
                                const ExportOptions& options,
                                const std::map<std::string, at::Tensor>& named_parameters = {});
 
+  // Called as each export enters a stage and as it writes parameter bytes (from the exporting
+  // thread); empty: no calls.
+  void set_progress_callback(ProgressCallback callback) { progress_ = std::move(callback); }
+
   Registry& registry();
   const PackLoader& loader() const;
 
  private:
   std::unique_ptr<Registry> registry_;
   std::unique_ptr<PackLoader> loader_;
+  ProgressCallback progress_;
 };
 
 // Loads a library that registers custom torch ops (TORCH_LIBRARY), e.g. a vendor's kernels or
