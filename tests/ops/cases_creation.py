@@ -10,7 +10,10 @@ statistics over 4096 draws as booleans, with tolerances of at least six standard
 wrong distribution fails and a right one passes except with negligible probability. Means are
 taken with a matmul, which keeps these rows independent of the reduction ops.
 """
-from op_cases import *  # noqa: F401,F403
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+from op_framework import UNREACHABLE, bools, case, f32, f64, grid, ints, pos
 
 # ---- factories: zeros/ones/full/empty, _like, new_
 

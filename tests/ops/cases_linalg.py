@@ -1,5 +1,7 @@
 """Rows for the linalg pack: products, contractions, addmv/addr/baddbmm, cross, det, distances."""
-from op_cases import *
+import torch
+import torch.nn.functional as F
+from op_framework import case, f32, ints
 
 INF = float("inf")
 

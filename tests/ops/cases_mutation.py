@@ -1,7 +1,8 @@
 """Rows for in-place writes the core must carry back to the written tensor: writes through
 views (slices, selects, reshapes, transposes) in traced graphs, in-place ops whose result is
 used through an alias, and embedding's max_norm renormalisation of its weight."""
-from op_cases import *  # noqa: F401,F403
+import torch
+from op_framework import case, f32, ints
 
 
 def write_column(x):

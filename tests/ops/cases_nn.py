@@ -1,5 +1,211 @@
-"""nn pack rows: resizing, padding, pooling with indices, losses and the native_* / misc nn ops."""
-from op_cases import *  # noqa: F401,F403
+"""nn pack rows: convolution, pooling, normalization, linear algebra, embedding, shuffles, softmax,
+dropout, resizing, padding, pooling with indices, losses and the native_* / misc nn ops."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from op_framework import UNREACHABLE, With, case, f32, grid, ints
+
+# ---- nn: convolution
+
+CONV_RTOL = dict(rtol=1e-3, atol=1e-4)
+case("conv2d", ["_convolution"], [f32(1, 4, 8, 8)], module=lambda: nn.Conv2d(4, 6, 3, padding=1), **CONV_RTOL)
+case("conv2d_strided_dilated_groups", ["_convolution"], [f32(2, 4, 9, 9)],
+     module=lambda: nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2, bias=False), **CONV_RTOL)
+case("conv2d_depthwise", ["_convolution"], [f32(1, 4, 6, 6)],
+     module=lambda: nn.Conv2d(4, 8, 3, groups=4, padding=(0, 1)), **CONV_RTOL)
+case("conv2d_asymmetric", ["_convolution"], [f32(1, 2, 7, 9)],
+     module=lambda: nn.Conv2d(2, 3, (3, 2), stride=(2, 1), padding=(1, 0)), **CONV_RTOL)
+case("conv1d", ["_convolution"], [f32(1, 2, 9)], module=lambda: nn.Conv1d(2, 3, 3, stride=2), **CONV_RTOL)
+case("conv3d", ["_convolution"], [f32(1, 2, 4, 5, 4)], module=lambda: nn.Conv3d(2, 3, 2, padding=1), **CONV_RTOL)
+case("conv_transpose2d", ["_convolution"], [f32(1, 4, 5, 5)],
+     module=lambda: nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1, groups=2), **CONV_RTOL)
+case("conv_transpose1d", ["_convolution"], [f32(1, 3, 6)],
+     module=lambda: nn.ConvTranspose1d(3, 2, 4, stride=2, padding=1), **CONV_RTOL)
+case("conv_transpose3d", ["_convolution"], [f32(1, 2, 3, 3, 3)],
+     module=lambda: nn.ConvTranspose3d(2, 2, 2, stride=2, bias=False), **CONV_RTOL)
+case("conv2d_same", ["_convolution_mode"], [f32(1, 2, 7, 7)],
+     module=lambda: nn.Conv2d(2, 3, 4, padding="same"), **CONV_RTOL)
+case("conv1d_same_dilated", ["_convolution_mode"], [f32(1, 2, 10)],
+     module=lambda: nn.Conv1d(2, 3, 3, padding="same", dilation=2), **CONV_RTOL)
+case("conv2d_valid", ["_convolution_mode"], [f32(1, 2, 6, 6)],
+     module=lambda: nn.Conv2d(2, 3, 3, padding="valid"), **CONV_RTOL)
+
+
+class ConvFunctional(nn.Module):
+    """Scripted F.convNd / F.conv_transposeNd: the aten::convNd nodes tracing never records."""
+
+    def __init__(self, nd, transposed, cin=2, cout=4, k=3):
+        super().__init__()
+        shape = (cin, cout // 2) if transposed else (cout, cin // 2)
+        self.weight = nn.Parameter(torch.randn(*shape, *([k] * nd)) * 0.3)
+        self.bias = nn.Parameter(torch.randn(cout) * 0.1)
+        self.nd = nd
+        self.transposed = transposed
+
+    def forward(self, x):
+        if self.transposed:
+            if self.nd == 1:
+                return torch.conv_transpose1d(x, self.weight, self.bias, 2, 1, 1, 2)
+            if self.nd == 2:
+                return torch.conv_transpose2d(x, self.weight, self.bias, 2, 1, 1, 2)
+            return torch.conv_transpose3d(x, self.weight, self.bias, 2, 1, 1, 2)
+        if self.nd == 1:
+            return torch.conv1d(x, self.weight, self.bias, 1, 1, 1, 2)
+        if self.nd == 2:
+            return torch.conv2d(x, self.weight, self.bias, 2, 1, 1, 2)
+        return torch.conv3d(x, self.weight, self.bias, 1, 0, 2, 2)
+
+
+class ConvSame(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(3, 2, 2, 3) * 0.3)
+
+    def forward(self, x):
+        return torch.conv2d(x, self.weight, None, 1, "same")
+
+
+for nd, shape in [(1, (1, 2, 7)), (2, (1, 2, 6, 6)), (3, (1, 2, 5, 5, 5))]:
+    case(f"conv{nd}d_scripted", [f"conv{nd}d"], [f32(*shape)],
+         module=lambda nd=nd: ConvFunctional(nd, False), script=True, **CONV_RTOL)
+    case(f"conv_transpose{nd}d_scripted", [f"conv_transpose{nd}d"], [f32(*shape)],
+         module=lambda nd=nd: ConvFunctional(nd, True), script=True, **CONV_RTOL)
+case("conv2d_scripted_same", ["conv2d"], [f32(1, 2, 6, 5)], module=ConvSame, script=True, **CONV_RTOL)
+
+# ---- nn: pooling
+
+case("max_pool2d", ["max_pool2d"], [f32(1, 2, 9, 9)], lambda x: F.max_pool2d(x, 3, 2))
+case("max_pool2d_pad_ceil", ["max_pool2d"], [f32(1, 2, 10, 10)],
+     lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True))
+case("max_pool2d_dilation", ["max_pool2d"], [f32(1, 2, 7, 7)], lambda x: F.max_pool2d(x, 2, 1, dilation=2),
+     since=11, fails={9: "with dilation needs opset 10"})
+case("max_pool2d_rect", ["max_pool2d"], [f32(2, 1, 6, 8)], lambda x: F.max_pool2d(x, (2, 3), (1, 2)))
+case("max_pool1d", ["max_pool1d"], [f32(1, 2, 8)], lambda x: F.max_pool1d(x, 2))
+case("max_pool1d_ceil", ["max_pool1d"], [f32(1, 2, 9)], lambda x: F.max_pool1d(x, 2, ceil_mode=True))
+case("max_pool3d", ["max_pool3d"], [f32(1, 2, 5, 5, 5)], lambda x: F.max_pool3d(x, 2, 2, 1))
+case("avg_pool2d", ["avg_pool2d"], [f32(1, 2, 9, 9)],
+     lambda x: (F.avg_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 3, 2, 1, count_include_pad=False)))
+case("avg_pool2d_ceil", ["avg_pool2d"], [f32(1, 2, 5, 5)],
+     lambda x: (F.avg_pool2d(x, 2, 2, 1, ceil_mode=True),
+                F.avg_pool2d(x, 2, 2, 1, ceil_mode=True, count_include_pad=False)))
+case("avg_pool2d_divisor", ["avg_pool2d"], [f32(1, 2, 4, 4)], lambda x: F.avg_pool2d(x, 2, divisor_override=3),
+     opsets=[], fails={13: "divisor_override has no ONNX equivalent"})
+case("avg_pool1d", ["avg_pool1d"], [f32(1, 2, 8)], lambda x: (F.avg_pool1d(x, 3, 1), F.avg_pool1d(x, 2, 2, 1)))
+case("avg_pool1d_ceil_exclude_pad", ["avg_pool1d"], [f32(1, 2, 7)],
+     lambda x: F.avg_pool1d(x, 2, 2, 1, ceil_mode=True, count_include_pad=False))
+case("max_pool2d_pad_tuple_stride_default", ["max_pool2d"], [f32(1, 2, 7, 6)],
+     lambda x: F.max_pool2d(x, (3, 2), padding=(1, 0)))
+case("avg_pool3d", ["avg_pool3d"], [f32(1, 2, 4, 5, 6)], lambda x: F.avg_pool3d(x, 2, 2))
+case("adaptive_avg_pool2d", ["adaptive_avg_pool2d"], [f32(1, 2, 6, 6)],
+     lambda x: (F.adaptive_avg_pool2d(x, (2, 3)), F.adaptive_avg_pool2d(x, 1), F.adaptive_avg_pool2d(x, (6, None))))
+# Uneven adaptive windows (7 -> 3) have no ONNX pooling equivalent: a clear error, as in torch.onnx.
+case("adaptive_avg_pool2d_uneven", ["adaptive_avg_pool2d"], [f32(1, 2, 7, 6)],
+     lambda x: F.adaptive_avg_pool2d(x, (3, 4)), opsets=[], fails={o: "is not a multiple of output size" for o in (9, 17)})
+case("adaptive_max_pool1d_uneven", ["adaptive_max_pool1d"], [f32(1, 2, 7)], lambda x: F.adaptive_max_pool1d(x, 3),
+     opsets=[], fails={17: "is not a multiple of output size"})
+case("adaptive_avg_pool1d", ["adaptive_avg_pool1d"], [f32(1, 2, 8)],
+     lambda x: (F.adaptive_avg_pool1d(x, 4), F.adaptive_avg_pool1d(x, 1)))
+case("adaptive_avg_pool3d", ["adaptive_avg_pool3d"], [f32(1, 2, 4, 4, 6)],
+     lambda x: (F.adaptive_avg_pool3d(x, (2, 1, 3)), F.adaptive_avg_pool3d(x, 1)))
+case("adaptive_max_pool2d", ["adaptive_max_pool2d"], [f32(1, 2, 6, 6)],
+     lambda x: (F.adaptive_max_pool2d(x, (3, 1)), F.adaptive_max_pool2d(x, 1)))
+case("adaptive_max_pool1d", ["adaptive_max_pool1d"], [f32(1, 2, 8)], lambda x: F.adaptive_max_pool1d(x, 2))
+case("adaptive_max_pool3d", ["adaptive_max_pool3d"], [f32(1, 2, 4, 4, 4)],
+     lambda x: (F.adaptive_max_pool3d(x, 2), F.adaptive_max_pool3d(x, 1)))
+
+# ---- nn: normalization
+
+
+def bn_with_stats(bn):
+    with torch.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        if bn.affine:
+            bn.weight.uniform_(0.5, 1.5)
+            bn.bias.uniform_(-0.5, 0.5)
+    return bn.eval()
+
+
+case("batch_norm2d", ["batch_norm"], [f32(2, 3, 4, 4)], module=lambda: bn_with_stats(nn.BatchNorm2d(3)))
+case("batch_norm1d", ["batch_norm"], [f32(4, 3)], module=lambda: bn_with_stats(nn.BatchNorm1d(3)))
+case("batch_norm1d_seq", ["batch_norm"], [f32(2, 3, 5)], module=lambda: bn_with_stats(nn.BatchNorm1d(3)))
+case("batch_norm3d", ["batch_norm"], [f32(1, 2, 3, 3, 3)], module=lambda: bn_with_stats(nn.BatchNorm3d(2)))
+case("batch_norm_no_affine", ["batch_norm"], [f32(2, 3, 4)],
+     module=lambda: bn_with_stats(nn.BatchNorm1d(3, affine=False)))
+case("batch_norm_batch_stats", ["batch_norm"], [f32(2, 3, 4, 4)],
+     module=lambda: nn.BatchNorm2d(3, track_running_stats=False, affine=False))
+case("instance_norm", ["instance_norm"], [f32(2, 3, 4, 4)], module=lambda: nn.InstanceNorm2d(3, affine=True))
+case("instance_norm_plain", ["instance_norm"], [f32(2, 3, 5)], module=lambda: nn.InstanceNorm1d(3))
+case("instance_norm_running_stats", ["instance_norm"], [f32(2, 3, 4, 4)],
+     module=lambda: bn_with_stats(nn.InstanceNorm2d(3, affine=True, track_running_stats=True)))
+case("batch_norm_training", ["batch_norm"], [f32(4, 3, 2, 2)], module=lambda: bn_with_stats(nn.BatchNorm2d(3)),
+     training=True)
+case("layer_norm", ["layer_norm"], [f32(2, 3, 4)], module=lambda: nn.LayerNorm([3, 4]))
+case("layer_norm_last", ["layer_norm"], [f32(2, 3, 4)], lambda x: F.layer_norm(x, [4]))
+case("layer_norm_affine", ["layer_norm"], [f32(2, 5)],
+     module=lambda: With(lambda s, x: F.layer_norm(x, [5], s.w, s.b, 1e-3), w=torch.rand(5) + 0.5,
+                         b=torch.randn(5)))
+case("group_norm", ["group_norm"], [f32(2, 4, 3, 3)], module=lambda: nn.GroupNorm(2, 4))
+case("group_norm_plain", ["group_norm"], [f32(2, 6, 5)], lambda x: F.group_norm(x, 3))
+case("group_norm_extremes", ["group_norm"], [f32(2, 4, 3)], lambda x: (F.group_norm(x, 1), F.group_norm(x, 4)))
+
+# ---- nn: linear algebra, embedding, shuffles, softmax
+
+case("linear", ["linear"], [f32(3, 4)], module=lambda: nn.Linear(4, 5))
+case("linear_3d_no_bias", ["linear"], [f32(2, 3, 4)], module=lambda: nn.Linear(4, 2, bias=False))
+case("linear_1d", ["linear"], [f32(4)], module=lambda: nn.Linear(4, 3))
+case("addmm", ["addmm"], [f32(3, 4), f32(4, 5), f32(5)], lambda a, b, c: torch.addmm(c, a, b))
+case("addmm_beta_alpha", ["addmm"], [f32(3, 4), f32(4, 5), f32(3, 5)],
+     lambda a, b, c: torch.addmm(c, a, b, beta=0.5, alpha=2.0))
+case("addmm_beta0", ["addmm"], [f32(3, 4), f32(4, 5), f32(3, 5)],
+     lambda a, b, c: torch.addmm(c, a, b, beta=0.0, alpha=1.5))
+case("mm", ["mm"], [f32(3, 4), f32(4, 5)], torch.mm)
+case("bmm", ["bmm"], [f32(2, 3, 4), f32(2, 4, 5)], torch.bmm)
+case("matmul", ["matmul"], [f32(2, 3, 4), f32(4, 5)], torch.matmul)
+case("matmul_batched_broadcast", ["matmul"], [f32(2, 1, 3, 4), f32(3, 4, 2)], torch.matmul)
+case("matmul_vector", ["matmul"], [f32(3, 4), f32(4)], torch.matmul)
+case("matmul_vector_matrix", ["matmul"], [f32(4), f32(4, 3)], torch.matmul)
+case("matmul_vector_vector", ["matmul"], [f32(4), f32(4)], torch.matmul)
+case("matmul_vector_batched", ["matmul"], [f32(4), f32(2, 4, 3)], torch.matmul)
+case("embedding", ["embedding"], [ints(2, 3, high=10)], module=lambda: nn.Embedding(10, 4))
+case("embedding_padding_idx", ["embedding"], [ints(2, 3, high=10)], module=lambda: nn.Embedding(10, 4, padding_idx=0))
+case("embedding_1d", ["embedding"], [ints(5, high=6)],
+     module=lambda: With(lambda s, i: F.embedding(i, s.w), w=torch.randn(6, 3)))
+case("pixel_shuffle", ["pixel_shuffle"], [f32(1, 8, 3, 3)], lambda x: F.pixel_shuffle(x, 2))
+case("pixel_shuffle_3", ["pixel_shuffle"], [f32(2, 9, 2, 3)], lambda x: F.pixel_shuffle(x, 3))
+case("pixel_unshuffle", ["pixel_unshuffle"], [f32(1, 2, 4, 6)], lambda x: F.pixel_unshuffle(x, 2))
+case("softmax", ["softmax"], [f32(2, 3, 4)], lambda x: (F.softmax(x, 1), F.softmax(x, -1), F.softmax(x, 0)))
+case("softmax_dtype", ["softmax"], [f32(2, 3)], lambda x: F.softmax(x, 1, dtype=torch.float64))
+case("softmax_int_input", ["softmax"], [ints(2, 3)], lambda i: F.softmax(i, 1, dtype=torch.float32))
+case("log_softmax", ["log_softmax"], [f32(2, 3, 4)], lambda x: (F.log_softmax(x, 1), F.log_softmax(x, -1)))
+case("log_softmax_dtype", ["log_softmax"], [f32(2, 3)], lambda x: F.log_softmax(x, 0, dtype=torch.float64))
+case("_softmax", ["_softmax"], [f32(2, 3, 4)], lambda x: (torch._softmax(x, 1, False), torch._softmax(x, -1, False)))
+case("_log_softmax", ["_log_softmax"], [f32(2, 3, 4)],
+     lambda x: (torch._log_softmax(x, 2, False), torch._log_softmax(x, 0, False)))
+
+# ---- nn: dropout (identity in eval; ONNX Dropout in a training export)
+
+case("dropout", ["dropout"], [f32(2, 3, 4)], module=lambda: nn.Dropout(0.5).eval())
+case("dropout_functional", ["dropout"], [f32(2, 3)], lambda x: F.dropout(x, 0.3, training=False) * 2)
+case("dropout_", ["dropout_"], [f32(2, 3)], lambda x: F.dropout(x * 1, 0.3, training=False, inplace=True))
+case("dropout_train_p0", ["dropout"], [f32(2, 3)], lambda x: F.dropout(x, 0.0, training=True) + 1,
+     training=True)
+case("dropout__train_p0", ["dropout_"], [f32(2, 3)],
+     lambda x: F.dropout(x * 1, 0.0, training=True, inplace=True), training=True)
+case("feature_dropout", ["feature_dropout"], [f32(2, 3, 4, 4)], module=lambda: nn.Dropout2d(0.2).eval())
+case("feature_dropout_", ["feature_dropout_"], [f32(2, 3, 4, 4)],
+     lambda x: F.dropout2d(x * 1, 0.2, training=False, inplace=True))
+case("alpha_dropout", ["alpha_dropout"], [f32(2, 3)], module=lambda: nn.AlphaDropout(0.2).eval())
+case("alpha_dropout_", ["alpha_dropout_"], [f32(2, 3)],
+     lambda x: F.alpha_dropout(x * 1, 0.2, training=False, inplace=True))
+case("feature_alpha_dropout", ["feature_alpha_dropout"], [f32(2, 3, 4)],
+     module=lambda: nn.FeatureAlphaDropout(0.2).eval())
+case("feature_alpha_dropout_", ["feature_alpha_dropout_"], [f32(2, 3, 4)],
+     lambda x: F.feature_alpha_dropout(x * 1, 0.2, training=False, inplace=True))
+case("feature_dropout_train", ["feature_dropout"], [f32(2, 3, 4, 4)],
+     lambda x: F.dropout2d(x, 0.0, training=True), training=True,
+     opsets=[], fails={13: "in training mode has no ONNX equivalent"})
+
 
 NEEDS_11 = "needs opset 11 or later"
 

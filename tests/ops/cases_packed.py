@@ -1,7 +1,8 @@
 """Rows for packed sequences (rnn pack): pack_padded_sequence -> LSTM/GRU -> pad_packed_sequence."""
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from op_cases import *  # noqa: F401,F403
+import torch
+from op_framework import Input, case, f32
 
 
 class PackedRnn(torch.nn.Module):

@@ -6,9 +6,12 @@ import warnings
 
 import torch.ao.nn.quantized as nnq  # noqa: F401
 
-from op_cases import *  # noqa: F401,F403
+import torch
+import torch.nn as nn
+from torch import Tensor
+from op_framework import case, f32
 
-QOPSETS = dict(since=10, fails={9: "opset 9"})  # opset 10 is not in op_cases.OPSETS
+QOPSETS = dict(since=10, fails={9: "opset 9"})  # opset 10 is not in OPSETS
 Q = torch.ops.quantized
 
 

@@ -1,5 +1,6 @@
 """Rows for the reduce pack: sums, extrema, logical reductions, statistics, norms, cumsum."""
-from op_cases import *
+import torch
+from op_framework import bools, case, f32, grid, ints
 
 INF = float("inf")
 

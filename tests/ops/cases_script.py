@@ -4,7 +4,9 @@ tests and refinements, and checks that raise or warn."""
 import warnings
 from typing import List, Optional
 
-from op_cases import *  # noqa: F401,F403
+import torch
+from torch import Tensor
+from op_framework import UNREACHABLE, case, f32
 
 UNREACHABLE.update({
     "prim::Constant": "handled by the core in every graph; not a row of its own (every row has constants)",

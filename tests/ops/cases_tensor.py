@@ -1,5 +1,94 @@
-"""Rows for the tensor pack's advanced indexing, gather/scatter, sorting, triangular and layout ops."""
-from op_cases import *  # noqa: F401,F403
+"""tensor pack rows: shapes, indexing, joining and splitting, advanced indexing, gather/scatter,
+sorting, triangular and layout ops."""
+import torch
+from op_framework import bools, case, f32, grid, ints
+
+# ---- tensor: shapes
+
+case("view", ["view"], [f32(2, 3, 4)], lambda x: x.view(4, 6))
+case("view_infer", ["view"], [f32(2, 3, 4)], lambda x: x.view(-1, 2, 2))
+case("view_infer_middle", ["view"], [f32(2, 3, 4)], lambda x: x.view(2, -1, 3))
+case("view_0d", ["view"], [f32()], lambda x: (x.view(1), x.view(1, 1)))
+case("reshape_to_0d", ["reshape"], [f32(1, 1)], lambda x: x.reshape(()))
+case("reshape", ["reshape"], [f32(2, 3, 4)], lambda x: x.reshape(3, 2, 4))
+case("reshape_dynamic", ["reshape", "size"], [f32(2, 3, 4)], lambda x: x.reshape(x.size(0), -1))
+case("view_as", ["view_as"], [f32(2, 3, 4), f32(6, 4)], lambda x, y: x.view_as(y))
+case("reshape_as", ["reshape_as"], [f32(2, 3, 4), f32(4, 6)], lambda x, y: x.reshape_as(y))
+case("flatten", ["flatten"], [f32(2, 3, 4, 5)],
+     lambda x: (torch.flatten(x, 1), torch.flatten(x), torch.flatten(x, 1, 2), torch.flatten(x, 0, 2),
+                torch.flatten(x, 2), torch.flatten(x, -2, -1), torch.flatten(x, 0, 0)))
+case("flatten_1d", ["flatten"], [f32(5)], lambda x: torch.flatten(x) * 2)
+case("t", ["t"], [f32(3, 4)], lambda x: x.t())
+case("t_1d", ["t"], [f32(4)], lambda x: x.t() + 1)
+case("t_", ["t_"], [f32(3, 4)], lambda x: (x * 1).t_())
+case("transpose", ["transpose"], [f32(2, 3, 4)], lambda x: x.transpose(0, 1))
+case("transpose_neg", ["transpose"], [f32(2, 3, 4, 5)], lambda x: x.transpose(-1, 1))
+case("transpose_", ["transpose_"], [f32(2, 3, 4)], lambda x: (x * 1).transpose_(2, 0))
+case("permute", ["permute"], [f32(2, 3, 4, 5)], lambda x: x.permute(2, 0, 3, 1))
+case("permute_neg", ["permute"], [f32(2, 3, 4)], lambda x: x.permute(-1, 0, -2))
+case("unsqueeze", ["unsqueeze"], [f32(2, 3)], lambda x: (x.unsqueeze(0), x.unsqueeze(-1), x.unsqueeze(1)))
+case("unsqueeze_", ["unsqueeze_"], [f32(2, 3)], lambda x: (x * 1).unsqueeze_(-2))
+case("unsqueeze_0d", ["unsqueeze"], [f32()], lambda x: (x.unsqueeze(0), x.unsqueeze(-1)))
+case("unsqueeze_neg_first", ["unsqueeze"], [f32(2, 3)], lambda x: x.unsqueeze(-3))
+case("squeeze", ["squeeze"], [f32(2, 1, 3, 1)], lambda x: (x.squeeze(), x.squeeze(1), x.squeeze(-1), x.squeeze(0)))
+case("squeeze_", ["squeeze_"], [f32(2, 1, 3)], lambda x: (x * 1).squeeze_(1))
+case("squeeze__all", ["squeeze_"], [f32(1, 2, 1, 3)], lambda x: (x * 1).squeeze_())
+case("expand", ["expand"], [f32(1, 2, 1)], lambda x: x.expand(3, -1, 4))
+case("expand_new_dims", ["expand"], [f32(3, 1)], lambda x: x.expand(2, 3, 4))
+case("expand_0d", ["expand"], [f32()], lambda x: x.expand(3, 4))
+case("expand_as", ["expand_as"], [f32(1, 2, 1), f32(3, 2, 4)], lambda x, y: x.expand_as(y))
+case("repeat", ["repeat"], [f32(2, 3)], lambda x: x.repeat(2, 1, 3))
+case("repeat_same_rank", ["repeat"], [f32(2, 3)], lambda x: x.repeat(3, 2))
+case("numel", ["numel"], [f32(2, 3)], lambda x: x * x.numel())
+
+# ---- tensor: indexing
+
+case("slice", ["slice"], [f32(2, 4, 6)], lambda x: x[:, 1:3, 1:])
+case("slice_step", ["slice"], [f32(2, 4, 6)], lambda x: x[:, 1:3, ::2],
+     since=10, fails={9: "Slice with steps other than 1 needs opset 10"})
+case("slice_negative", ["slice"], [f32(2, 4, 6)], lambda x: x[:, -3:, 1:-1])
+case("slice_open_ended", ["slice"], [f32(2, 4, 6)], lambda x: (x[..., 2:], x[:, :2]))
+case("slice_out_of_range", ["slice"], [f32(2, 4, 6)], lambda x: (x[:, :100], x[:, -100:2], x[:, 3:-10]))
+case("slice_dynamic_end", ["slice", "size"], [f32(2, 6)], lambda x: x[:, : x.size(1) // 2],
+     since=10, fails={9: "Slice with bounds computed at run time needs opset 10"}, dynamic={0: [1]})
+case("select", ["select"], [f32(2, 4, 6)], lambda x: (x[1], x[:, 2], x[..., -1]))
+case("narrow", ["narrow"], [f32(2, 4, 6)], lambda x: (x.narrow(1, 1, 2), x.narrow(-1, 3, 3)))
+case("narrow_negative_start", ["narrow"], [f32(2, 4, 6)], lambda x: (x.narrow(1, -2, 2), x.narrow(2, -3, 2)))
+case("select_1d", ["select"], [f32(5)], lambda x: (x[2], x[-1]))
+case("index_select", ["index_select"], [f32(3, 4, 5), ints(3, high=4)],
+     lambda x, i: x.index_select(1, i))
+case("index_select_const", ["index_select"], [f32(3, 4, 5)],
+     lambda x: x.index_select(-1, torch.tensor([4, 0, 2])))
+case("index_select_int32", ["index_select"], [f32(3, 4), ints(5, high=3, dtype=torch.int32)],
+     lambda x, i: x.index_select(0, i))
+
+# ---- tensor: joining and splitting
+
+case("cat", ["cat", "prim::ListConstruct"], [f32(2, 3), f32(2, 5)], lambda x, y: torch.cat([x, y], 1))
+case("cat_neg_dim", ["cat"], [f32(2, 3, 4), f32(2, 3, 2)], lambda x, y: torch.cat((x, y), -1))
+case("cat_three", ["cat"], [f32(1, 3), f32(2, 3), f32(3, 3)], lambda x, y, z: torch.cat([x, y, z]))
+case("cat_int", ["cat"], [ints(2, 3), ints(1, 3)], lambda i, j: torch.cat([i, j], 0))
+case("cat_mixed_dtypes", ["cat"], [ints(2, 3), f32(1, 3)], lambda i, x: torch.cat([i, x], 0))
+case("stack_0d", ["stack"], [f32(), f32()], lambda a, b: torch.stack([a, b]))
+case("stack", ["stack"], [f32(2, 3), f32(2, 3)], lambda x, y: (torch.stack([x, y]), torch.stack([x, y], 1)))
+case("stack_neg_dim", ["stack"], [f32(2, 3), f32(2, 3), f32(2, 3)], lambda x, y, z: torch.stack([x, y, z], -1))
+case("chunk", ["chunk"], [f32(2, 6)], lambda x: x.chunk(3, 1))
+case("chunk_uneven", ["chunk"], [f32(5, 2)], lambda x: x.chunk(3))
+case("chunk_neg_dim", ["chunk"], [f32(2, 3, 4)], lambda x: x.chunk(2, -1))
+case("chunk_more_than_size", ["chunk"], [f32(2, 3)], lambda x: x.chunk(4, 1))
+case("unsafe_chunk", ["unsafe_chunk"], [f32(2, 3, 4)], lambda x: torch.unsafe_chunk(x, 2, 2))
+case("split", ["split"], [f32(2, 5)], lambda x: x.split(2, 1))
+case("split_even", ["split"], [f32(6, 2)], lambda x: x.split(3))
+case("split_larger_than_dim", ["split"], [f32(2, 5)], lambda x: x.split(10, 1))
+case("split_with_sizes", ["split_with_sizes"], [f32(2, 5)], lambda x: x.split([1, 4], 1))
+case("split_with_sizes_neg", ["split_with_sizes"], [f32(2, 3, 6)], lambda x: torch.split(x, [3, 1, 2], -1))
+case("unsafe_split", ["unsafe_split"], [f32(2, 3, 4)], lambda x: torch.unsafe_split(x, 3, 2))
+case("unsafe_split_with_sizes", ["unsafe_split_with_sizes"], [f32(2, 3, 4)],
+     lambda x: torch.unsafe_split_with_sizes(x, [1, 3], 2))
+case("unbind", ["unbind"], [f32(2, 3, 4)], lambda x: x.unbind(1))
+case("unbind_sum", ["unbind", "prim::ListUnpack"], [f32(3, 4)],
+     lambda x: sum(t * (i + 1) for i, t in enumerate(x.unbind(0))))
+case("unbind_neg", ["unbind"], [f32(2, 3)], lambda x: torch.unbind(x, -1))
 
 
 def idx(*values):

@@ -4,7 +4,8 @@ export process loads torchvision's kernel library itself (see export_cases.cpp).
 import torchvision
 from torchvision.ops import DeformConv2d, nms, ps_roi_align, ps_roi_pool, roi_align, roi_pool
 
-from op_cases import *
+import torch
+from op_framework import Input, With, case, f32
 
 
 def boxes(n, extent=6.0, min_size=2.0, max_size=8.0):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fail unless every op mapping the op packs register is exercised by a row of op_cases.py.
+"""Fail unless every op mapping the op packs register is exercised by a row of the table (cases_*.py).
 
 Reads `ONNXPORT ops --json` (torch op, since-opset, pack) and the table, and checks:
   * every registered torch op is declared by a row at an opset where it must export and pass

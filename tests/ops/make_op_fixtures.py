@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Build the fixtures of the per-operator tests (the table in op_cases.py) in one process.
+"""Build the fixtures of the per-operator tests (the table op_cases.py loads) in one process.
 
 For every case ID this writes into OUT_DIR/cases:
   ID.pt           the traced or scripted module (ID.ir: the TorchScript IR text, for mode "ir")
@@ -13,7 +13,7 @@ Every declared op must appear in the case's TorchScript graph (a row that claims
 not contain is an error here), and the traced/scripted module must reproduce the eager outputs.
 
 Usage: /usr/bin/python3 make_op_fixtures.py OUT_DIR [--force] [--list]
-A case whose files are newer than this script and op_cases.py is not rebuilt.
+A case whose files are newer than this script and the table's files is not rebuilt.
 """
 import argparse
 import json
@@ -31,7 +31,7 @@ import op_cases  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "fixtures"))
 from npy_io import save_arrays, write_atomically  # noqa: E402
 
-SCRIPTS = [os.path.abspath(__file__), os.path.join(HERE, "op_cases.py"),
+SCRIPTS = [os.path.abspath(__file__), os.path.join(HERE, "op_cases.py"), os.path.join(HERE, "op_framework.py"),
            os.path.join(HERE, "..", "fixtures", "npy_io.py")] + sorted(
     os.path.join(HERE, f) for f in os.listdir(HERE) if f.startswith("cases_") and f.endswith(".py"))
 
@@ -168,7 +168,7 @@ def check_table(cases):
     seen = set()
     for c in cases:
         if c.id in seen:
-            raise CaseError(f"case id {c.id} is used twice in op_cases.py")
+            raise CaseError(f"case id {c.id} is used twice in the cases_*.py files")
         seen.add(c.id)
         for k, axes in c.dynamic.items():
             if not 0 <= k < len(c.inputs) or any(not 0 <= a < len(c.inputs[k].shape) for a in axes):
@@ -214,7 +214,7 @@ def main():
     for line in failed:
         print(line)
     if failed:
-        print(f"{len(failed)} of {len(cases)} cases could not be built; fix op_cases.py")
+        print(f"{len(failed)} of {len(cases)} cases could not be built; fix their rows in cases_*.py")
         return 1
     index = {"opsets": list(op_cases.OPSETS), "rtol": op_cases.DEFAULT_RTOL, "atol": op_cases.DEFAULT_ATOL,
              "cases": [index_entry(c) for c in cases]}

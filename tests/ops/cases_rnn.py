@@ -1,0 +1,110 @@
+"""rnn pack rows: LSTM/GRU/RNN (layers, directions, batch_first, biases) and their cells."""
+import torch
+import torch.nn as nn
+from op_framework import With, case, f32
+
+
+# ---- rnn
+
+
+class Seq(nn.Module):
+    """An nn.LSTM/GRU/RNN called with an explicit initial state; returns output and states."""
+
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+
+    def forward(self, x, h0, c0=None):
+        if c0 is None:
+            out, h = self.rnn(x, h0)
+            return out, h
+        out, (h, c) = self.rnn(x, (h0, c0))
+        return out, h, c
+
+
+def rnn_inputs(kind, layers=1, bidirectional=False, batch_first=False, seq=5, batch=3, feat=4, hidden=6):
+    d = 2 if bidirectional else 1
+    x = f32(batch, seq, feat) if batch_first else f32(seq, batch, feat)
+    state = [f32(layers * d, batch, hidden, low=-1, high=1)]
+    return [x] + state * (2 if kind == "lstm" else 1)
+
+
+def rnn_case(id, kind, op, layers=1, bidirectional=False, batch_first=False, bias=True, **kw):
+    cls = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}[kind]
+    case(id, [op], rnn_inputs(kind, layers, bidirectional, batch_first),
+         module=lambda: Seq(cls(4, 6, num_layers=layers, bidirectional=bidirectional, batch_first=batch_first,
+                                bias=bias, **kw)).eval())
+
+
+rnn_case("lstm", "lstm", "lstm")
+rnn_case("lstm_2layer_dropout", "lstm", "lstm", layers=2, dropout=0.3)
+rnn_case("lstm_bidirectional", "lstm", "lstm", bidirectional=True)
+rnn_case("lstm_2layer_bidir_batch_first", "lstm", "lstm", layers=2, bidirectional=True, batch_first=True)
+rnn_case("lstm_3layer_bidir_no_bias", "lstm", "lstm", layers=3, bidirectional=True, bias=False)
+# Without an initial state the traced nn.LSTM creates it with aten::zeros, which no pack maps yet.
+case("lstm_no_state", ["lstm", "zeros"], [f32(5, 3, 4)],
+     module=lambda: With(lambda s, x: s.rnn(x)[0], rnn=nn.LSTM(4, 6, num_layers=2, bidirectional=True)))
+rnn_case("gru", "gru", "gru")
+rnn_case("gru_2layer_bidir_batch_first", "gru", "gru", layers=2, bidirectional=True, batch_first=True)
+rnn_case("gru_no_bias", "gru", "gru", bias=False)
+rnn_case("rnn_tanh", "rnn", "rnn_tanh", layers=2)
+rnn_case("rnn_tanh_bidir", "rnn", "rnn_tanh", bidirectional=True)
+rnn_case("rnn_relu_bidir_batch_first", "rnn", "rnn_relu", bidirectional=True, batch_first=True,
+         nonlinearity="relu")
+rnn_case("rnn_relu_2layer", "rnn", "rnn_relu", layers=2, nonlinearity="relu")
+rnn_case("rnn_tanh_no_bias_batch_first", "rnn", "rnn_tanh", batch_first=True, bias=False)
+rnn_case("lstm_batch_first", "lstm", "lstm", batch_first=True)
+case("lstm_proj", ["lstm"], [f32(5, 3, 4), f32(1, 3, 3, low=-1, high=1), f32(1, 3, 6, low=-1, high=1)],
+     module=lambda: Seq(nn.LSTM(4, 6, proj_size=3)).eval(), opsets=[], fails={17: "proj_size > 0"})
+
+
+class CellWeights(nn.Module):
+    """Weights of a hand-called RNN cell (tracing nn.LSTMCell & co. decomposes them)."""
+
+    def __init__(self, gates, bias=True, feat=4, hidden=6):
+        super().__init__()
+        self.w_ih = nn.Parameter(torch.randn(gates * hidden, feat) * 0.4)
+        self.w_hh = nn.Parameter(torch.randn(gates * hidden, hidden) * 0.4)
+        self.b_ih = nn.Parameter(torch.randn(gates * hidden) * 0.4) if bias else None
+        self.b_hh = nn.Parameter(torch.randn(gates * hidden) * 0.4) if bias else None
+
+
+class LstmCell(CellWeights):
+    def __init__(self, bias=True):
+        super().__init__(4, bias)
+
+    def forward(self, x, h, c):
+        hc = torch.lstm_cell(x, [h, c], self.w_ih, self.w_hh, self.b_ih, self.b_hh)
+        return hc[0], hc[1]
+
+
+class GruCell(CellWeights):
+    def __init__(self, bias=True):
+        super().__init__(3, bias)
+
+    def forward(self, x, h):
+        return torch.gru_cell(x, h, self.w_ih, self.w_hh, self.b_ih, self.b_hh)
+
+
+class RnnTanhCell(CellWeights):
+    def __init__(self, bias=True):
+        super().__init__(1, bias)
+
+    def forward(self, x, h):
+        return torch.rnn_tanh_cell(x, h, self.w_ih, self.w_hh, self.b_ih, self.b_hh)
+
+
+class RnnReluCell(RnnTanhCell):
+    def forward(self, x, h):
+        return torch.rnn_relu_cell(x, h, self.w_ih, self.w_hh, self.b_ih, self.b_hh)
+
+
+CELL_INPUTS = [f32(3, 4), f32(3, 6, low=-1, high=1)]
+case("lstm_cell", ["lstm_cell"], CELL_INPUTS + [f32(3, 6, low=-1, high=1)], module=LstmCell, script=True)
+case("lstm_cell_no_bias", ["lstm_cell"], CELL_INPUTS + [f32(3, 6, low=-1, high=1)],
+     module=lambda: LstmCell(bias=False), script=True)
+case("gru_cell", ["gru_cell"], CELL_INPUTS, module=GruCell, script=True)
+case("gru_cell_no_bias", ["gru_cell"], CELL_INPUTS, module=lambda: GruCell(bias=False), script=True)
+case("rnn_tanh_cell", ["rnn_tanh_cell"], CELL_INPUTS, module=RnnTanhCell, script=True)
+case("rnn_relu_cell", ["rnn_relu_cell"], CELL_INPUTS, module=RnnReluCell, script=True)
+case("rnn_relu_cell_no_bias", ["rnn_relu_cell"], CELL_INPUTS, module=lambda: RnnReluCell(bias=False), script=True)

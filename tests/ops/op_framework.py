@@ -1,0 +1,212 @@
+"""The per-operator test framework: the row type (`Case`, added with `case`), input specs
+(`f32`, `ints`, ...), the model wrappers rows use (`Fn`, `With`, `Script1..3`), the table
+(`CASES`) and the ops no row can reach (`UNREACHABLE`). The rows themselves live in
+cases_<family>.py; op_cases.py loads them. See op_cases.py for what a row means."""
+import zlib
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import Tensor
+
+OPSETS = (9, 11, 13, 14, 16, 17)
+# Opsets a row may list explicitly (opsets=/fails=) but that rows do not get by default: 8 for the
+# ops torch.onnx 1.13 maps from opset 8, 10 for forms that change at 10 or 11.
+EXPLICIT_OPSETS = (8, 10)
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-5
+
+
+# ---------------------------------------------------------------- input specs
+
+class Input:
+    """How to draw one example input: shape, dtype and value distribution."""
+
+    def __init__(self, shape, dtype, draw):
+        self.shape, self.dtype, self.draw = tuple(shape), dtype, draw
+
+    def make(self, gen):
+        return self.draw(self.shape, gen).to(self.dtype).contiguous()
+
+
+def f32(*shape, low=None, high=None, dtype=torch.float32):
+    """Standard normal values, or uniform in [low, high)."""
+    if low is None:
+        return Input(shape, dtype, lambda s, g: torch.randn(s, generator=g, dtype=torch.float64))
+    return Input(shape, dtype,
+                 lambda s, g: low + (high - low) * torch.rand(s, generator=g, dtype=torch.float64))
+
+
+def f64(*shape, low=None, high=None):
+    return f32(*shape, low=low, high=high, dtype=torch.float64)
+
+
+def pos(*shape, low=0.1, high=3.0):
+    """Positive floats (log, sqrt, pow bases)."""
+    return f32(*shape, low=low, high=high)
+
+
+def nonzero(*shape):
+    """Floats with magnitude in [0.5, 2) and random sign (divisors, reciprocals)."""
+    def draw(s, g):
+        mag = 0.5 + 1.5 * torch.rand(s, generator=g, dtype=torch.float64)
+        sign = torch.randint(0, 2, s, generator=g) * 2 - 1
+        return mag * sign
+    return Input(shape, torch.float32, draw)
+
+
+def grid(*shape, low=-2, high=2, dtype=torch.float32):
+    """Floats holding small integers: ties for comparisons and rounding, exact equality."""
+    return Input(shape, dtype, lambda s, g: torch.randint(low, high + 1, s, generator=g).double())
+
+
+def halves(*shape):
+    """Floats k/2 (rounding ties) with random offsets of up to 0.3."""
+    return Input(shape, torch.float32, lambda s, g: torch.randint(-6, 7, s, generator=g).double() / 2
+                 + (torch.rand(s, generator=g, dtype=torch.float64) - 0.5) * 0.6 *
+                 torch.randint(0, 2, s, generator=g))
+
+
+def ints(*shape, low=0, high=8, dtype=torch.int64):
+    """Integers in [low, high)."""
+    return Input(shape, dtype, lambda s, g: torch.randint(low, high, s, generator=g))
+
+
+def nonzero_ints(*shape, low=-6, high=7, dtype=torch.int64):
+    """Integers in [low, high) except 0 (integer divisors)."""
+    def draw(s, g):
+        v = torch.randint(low, high - 1, s, generator=g)
+        return torch.where(v >= 0, v + 1, v)
+    return Input(shape, dtype, draw)
+
+
+def bools(*shape):
+    return Input(shape, torch.bool, lambda s, g: torch.randint(0, 2, s, generator=g))
+
+
+# ---------------------------------------------------------------- model wrappers
+
+class Fn(nn.Module):
+    """forward(*inputs) = fn(*inputs): the traced model of most rows."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+class With(nn.Module):
+    """forward(*inputs) = fn(self, *inputs) with submodules and tensor buffers as attributes."""
+
+    def __init__(self, fn, **attrs):
+        super().__init__()
+        self.fn = fn
+        for name, value in attrs.items():
+            if isinstance(value, nn.Module):
+                self.add_module(name, value)
+            else:
+                self.register_buffer(name, value)
+
+    def forward(self, *xs):
+        return self.fn(self, *xs)
+
+
+# Scripted wrappers: TorchScript compiles a function attribute called from forward.
+class Script1(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+class Script2(Script1):
+    def forward(self, x, y):
+        return self.fn(x, y)
+
+
+class Script3(Script1):
+    def forward(self, x, y, z):
+        return self.fn(x, y, z)
+
+
+SCRIPT_WRAPPERS = {1: Script1, 2: Script2, 3: Script3}
+
+
+# ---------------------------------------------------------------- the table
+
+class Case:
+    """One row of the table (built by `case`, which documents the fields)."""
+
+    def __init__(self, id, ops, inputs, *, fn, module, mode, ir, opsets, fails, rtol, atol, training, via,
+                 dynamic, dynamic_check=True):
+        self.id = id
+        self.ops = tuple(op if "::" in op else "aten::" + op for op in ops)
+        self.inputs = tuple(inputs)
+        self.fn, self.module, self.mode, self.ir = fn, module, mode, ir
+        self.opsets = tuple(sorted(set(opsets) | set(fails)))
+        self.fails = dict(fails)
+        self.rtol, self.atol = rtol, atol
+        self.training = training
+        self.via = via
+        self.dynamic = {int(k): sorted(v) for k, v in dynamic.items()}
+        self.dynamic_check = dynamic_check
+
+    @property
+    def seed(self):
+        return zlib.crc32(self.id.encode())
+
+    def build(self):
+        """The nn.Module to trace/script (call under the case's seed)."""
+        if self.module is not None:
+            return self.module()
+        if self.mode == "script":
+            return SCRIPT_WRAPPERS[len(self.inputs)](self.fn)
+        return Fn(self.fn)
+
+
+CASES = []
+
+
+def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=9, opsets=None,
+         fails=None, rtol=None, atol=None, training=False, via="file", dynamic=None, dynamic_check=True):
+    """Add one row. `since` drops the opsets below an op's first mapping; `opsets` lists them
+    explicitly; `fails` adds expected-failure opsets; `training` exports in training mode;
+    via="function" exports through Exporter::export_function (the C++ tracer running the saved
+    module, no freezing) instead of export_file; `dynamic` = {input index: [axes]} exports those
+    axes as dynamic (dynamic_axes), so symbolics take their unknown-size branches; dynamic_check=False
+    for models that only run at the example's sizes (the export's re-run at other sizes would fail)."""
+    if isinstance(ops, str):
+        ops = [ops]
+    if sum(x is not None for x in (fn, module, ir)) != 1:
+        raise ValueError(f"case {id}: give exactly one of fn, module, ir")
+    if via not in ("file", "function") or (via == "function" and ir is not None):
+        raise ValueError(f"case {id}: via is 'file' or 'function' (not for IR rows)")
+    mode = "ir" if ir is not None else "script" if script else "trace"
+    chosen = opsets if opsets is not None else [o for o in OPSETS if o >= since]
+    CASES.append(Case(id, ops, inputs, fn=fn, module=module, mode=mode, ir=ir, opsets=chosen, fails=fails or {},
+                      rtol=rtol, atol=atol, training=training, via=via, dynamic=dynamic or {},
+                      dynamic_check=dynamic_check))
+
+
+def unary(name, fn, inputs, inplace=None, **kw):
+    """A unary op and, with `inplace` (a function of a fresh tensor), its in-place form."""
+    case(name, [name], inputs, fn, **kw)
+    if inplace is not None:
+        case(name + "_", [name + "_"], inputs, lambda x: inplace(x * 1), **kw)
+
+
+# Registered ops no graph that reaches the converter can contain, with the reason. ops.coverage
+# accepts these (and prints them) instead of a row; it fails if one is also exercised by a row.
+UNREACHABLE = {
+    "prim::TupleConstruct": "the core's LowerAllTuples pass removes every tuple (graph outputs are flattened) "
+                            "or fails before conversion",
+    "prim::TupleUnpack": "the core's LowerAllTuples pass removes every tuple or fails before conversion",
+    "prim::TupleIndex": "the core's LowerAllTuples pass removes every tuple or fails before conversion; "
+                        "TorchScript rejects non-constant tuple indices",
+    "aten::softsign": "torch 1.13 has no aten::softsign operator (F.softsign is traced as abs/add/div), so "
+                      "no runnable graph contains it",
+}
