@@ -1,8 +1,5 @@
 #include "onnxport/options.h"
 
-#include <nlohmann/json.hpp>
-
-#include <fstream>
 #include <set>
 
 #include "onnxport/errors.h"
@@ -65,6 +62,13 @@ InputSpec InputSpec::parse(const std::string& text) {
   return spec;
 }
 
+std::string InputSpec::text() const {
+  if (!npy_file.empty()) return name + "=" + npy_file;
+  std::string dims;
+  for (int64_t d : shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  return name + ":" + (shape.empty() ? "scalar" : dims) + ":" + dtype_name(dtype);
+}
+
 const char* training_mode_name(TrainingMode m) {
   switch (m) {
     case TrainingMode::Eval: return "eval";
@@ -121,66 +125,16 @@ void ExportOptions::validate() const {
                        "onnxport exports opsets " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
   std::set<std::string> names;
   for (const auto& n : input_names)
-    if (!names.insert(n).second) throw config_error("input name '" + n + "' is given twice");
+    if (!names.insert(n).second)
+      throw config_error("input name '" + n + "' is given twice", "give each graph input its own name");
   for (const auto& n : output_names)
-    if (!names.insert(n).second) throw config_error("name '" + n + "' is used for two graph inputs/outputs");
+    if (!names.insert(n).second)
+      throw config_error("name '" + n + "' is used for two graph inputs/outputs",
+                         "give each graph input and output its own name");
   for (const auto& [domain, version] : custom_opsets)
-    if (version < 1) throw config_error("custom opset " + domain + "=" + std::to_string(version) + " must be >= 1");
-}
-
-void load_config_file(const std::string& path, ExportOptions& o) {
-  std::ifstream in(path);
-  if (!in) throw config_error("cannot open config file '" + path + "'");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const std::exception& e) {
-    throw config_error("config file '" + path + "' is not valid JSON: " + e.what());
-  }
-  if (!j.is_object()) throw config_error("config file '" + path + "' must hold a JSON object");
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& key = it.key();
-    const auto& v = it.value();
-    try {
-      if (key == "export_params") o.export_params = v.get<bool>();
-      else if (key == "verbose") o.verbose = v.get<bool>();
-      else if (key == "training") o.training = parse_training_mode(v.get<std::string>());
-      else if (key == "mode") o.mode = parse_export_mode(v.get<std::string>());
-      else if (key == "check_dynamic_axes") o.check_dynamic_axes = v.get<bool>();
-      else if (key == "input_names") o.input_names = v.get<std::vector<std::string>>();
-      else if (key == "output_names") o.output_names = v.get<std::vector<std::string>>();
-      else if (key == "operator_export_type") o.operator_export_type = parse_operator_export_type(v.get<std::string>());
-      else if (key == "opset_version") o.opset_version = v.get<int>();
-      else if (key == "do_constant_folding") o.do_constant_folding = v.get<bool>();
-      else if (key == "keep_initializers_as_inputs") o.keep_initializers_as_inputs = v.get<bool>();
-      else if (key == "custom_opsets") o.custom_opsets = v.get<std::map<std::string, int>>();
-      else if (key == "strict") o.strict = v.get<bool>();
-      else if (key == "check") o.check = v.get<bool>();
-      else if (key == "provenance") o.provenance = v.get<bool>();
-      else if (key == "seed") o.seed = v.get<uint64_t>();
-      else if (key == "plugin_dirs") o.plugin_dirs = v.get<std::vector<std::string>>();
-      else if (key == "inputs") {
-        o.inputs.clear();
-        for (const auto& s : v) o.inputs.push_back(InputSpec::parse(s.get<std::string>()));
-      } else if (key == "dynamic_axes") {
-        // {"x": {"0": "batch"}} or, as in torch.onnx, {"x": [0, 1]} with generated names.
-        for (auto d = v.begin(); d != v.end(); ++d) {
-          auto& axes = o.dynamic_axes[d.key()];
-          if (d.value().is_array()) {
-            for (const auto& a : d.value())
-              axes[a.get<int64_t>()] = d.key() + "_dynamic_axes_" + std::to_string(a.get<int64_t>() + 1);
-          } else {
-            for (auto a = d.value().begin(); a != d.value().end(); ++a) axes[std::stoll(a.key())] = a.value().get<std::string>();
-          }
-        }
-      } else {
-        throw config_error("config file '" + path + "': unknown key '" + key + "'",
-                           "see `onnxport export --help` for the option names");
-      }
-    } catch (const nlohmann::json::exception& e) {
-      throw config_error("config file '" + path + "': key '" + key + "' has the wrong type: " + e.what());
-    }
-  }
+    if (version < 1)
+      throw config_error("custom opset " + domain + "=" + std::to_string(version) + " must be >= 1",
+                         "opset versions start at 1");
 }
 
 }  // namespace onnxport

@@ -48,14 +48,6 @@ void describe_model(const OnnxModel& model, ExportReport& report) {
   for (const auto& n : model.nodes) ++report.op_histogram[n.proto.op_type()];
 }
 
-double seconds_of(const ExportReport& report, std::initializer_list<const char*> stages) {
-  double total = 0;
-  for (const auto& s : report.stages)
-    for (const char* name : stages)
-      if (s.name == name) total += s.seconds;
-  return total;
-}
-
 }  // namespace
 
 Pipeline::Pipeline(const Registry& registry, const ExportOptions& options, std::string model_file,
@@ -129,16 +121,14 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
     e.add_context(ErrorContext::for_file(model_file_));
     throw;
   }
-  report_.seconds_prepare = seconds_of(report_, {"load", "prepare"});
-  report_.seconds_convert = seconds_of(report_, {"resolve", "convert", "prove dynamic axes", "onnx passes"});
-  report_.seconds_write = seconds_of(report_, {"write"});
-  report_.seconds_check = seconds_of(report_, {"check"});
   return report_;
 }
 
 ModelMeta Pipeline::model_meta_for(const OnnxModel& model) {
   ModelMeta meta = model_meta(options_);
-  meta.external_data_file = options_.external_data_file;
+  if (options_.external_data)
+    meta.external_data_file =
+        options_.external_data_file.empty() ? default_external_data_file(output_path_) : options_.external_data_file;
   if (meta.external_data_file.empty() && needs_external_data(model, meta)) {
     meta.external_data_file = default_external_data_file(output_path_);
     report_.notes.push_back("the parameters take the model past protobuf's 2 GiB limit: they are written to " +

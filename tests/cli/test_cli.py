@@ -318,6 +318,48 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("bad dimension 'A'", r.stderr)
 
+    def test_external_data_file_holds_the_parameters_and_runs_in_onnxruntime(self):
+        out = path("small_ext.onnx")
+        r = run("export", path("small.pt"), "-o", out, "--input", "x=" + path("small.in0.npy"), "--external-data")
+        data = out + ".data"
+        self.assertIn("initializers in " + data, r.stdout)
+        self.assertTrue(os.path.exists(data))
+        m = onnx.load(out, load_external_data=False)
+        weight = next(t for t in m.graph.initializer if t.name == "classifier.weight")
+        self.assertEqual(weight.data_location, onnx.TensorProto.EXTERNAL)
+        location = {e.key: e.value for e in weight.external_data}
+        self.assertEqual(location["location"], "small_ext.onnx.data")
+        self.assertEqual(int(location["length"]), 5 * 8 * 6 * 6 * 4)
+        # Tensors under 1 KiB stay in the model, where shape inference can read them.
+        bias = next(t for t in m.graph.initializer if t.name == "classifier.bias")
+        self.assertNotEqual(bias.data_location, onnx.TensorProto.EXTERNAL)
+        # The bytes at the offset are the parameter's.
+        with open(data, "rb") as fh:
+            fh.seek(int(location["offset"]))
+            stored = np.frombuffer(fh.read(int(location["length"])), dtype=np.float32)
+        self.assertEqual(stored.size, 5 * 288)
+        ok, log = ort_matches(out, "small")
+        self.assertTrue(ok, log)
+        self.assertIn("ok:", run("check", out).stdout)
+        # A named data file; a directory in the name is refused before anything is written.
+        run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", "--external-data", "weights.bin")
+        self.assertTrue(os.path.exists(path("weights.bin")))
+        r = run("export", path("small.pt"), "-o", path("sub.onnx"), "--input", "x:2x3x6x6", "--external-data",
+                "d/w.bin", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("a name in the model's directory", r.stderr)
+        self.assertNoLeftovers(path("sub.onnx"))
+
+    def test_timings_name_every_stage_with_time_and_peak_rss(self):
+        r = run("export", path("small.pt"), "-o", path("timed.onnx"), "--input", "x:2x3x6x6", "--timings")
+        line = next(l for l in r.stderr.splitlines() if l.startswith("timings:"))
+        stages = ["load", "prepare", "resolve", "convert", "prove dynamic axes", "onnx passes", "write", "check"]
+        for stage in stages:
+            self.assertRegex(line, rf" {stage} \d+\.\d\d s \(peak \d+ MiB\),")
+        self.assertEqual([line.index(" " + s + " ") for s in stages], sorted(line.index(" " + s + " ") for s in stages))
+        # No progress line when stderr is not a terminal.
+        self.assertNotIn("\r", r.stderr)
+
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)

@@ -40,7 +40,6 @@ struct ExportReport {
   std::vector<StageReport> stages;             // in the order they ran
   std::string external_data_path;              // where the parameters went, if not into the model
   std::vector<std::string> notes;              // what the export decided on its own (external data, ...)
-  double seconds_prepare = 0, seconds_convert = 0, seconds_write = 0, seconds_check = 0;
 };
 
 // What an export is doing, for a progress display: the stage it entered and, while the write

@@ -66,9 +66,10 @@ struct ExportOptions {
   bool check = true;    // run the ONNX checker + shape inference on the written file
   bool provenance = false;  // each node's doc_string: op pack, torch op, module path, source
   uint64_t seed = 0;    // random example inputs
-  // Non-empty: every initializer goes to this file beside the model (ONNX external data). Empty:
-  // parameters go into the model, unless they would pass protobuf's 2 GiB limit (then to
-  // "<model file>.data", with a note in the report).
+  // Every initializer goes to one file beside the model (ONNX external data): external_data_file,
+  // or "<model file>.data" when that is empty. Without it, parameters go into the model unless
+  // they would pass protobuf's 2 GiB limit (then to "<model file>.data", with a note in the report).
+  bool external_data = false;
   std::string external_data_file;
 
   void validate() const;  // throws ConfigError

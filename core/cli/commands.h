@@ -1,0 +1,33 @@
+#pragma once
+// The sub-commands of `onnxport`, one file each. An add_*_command function adds its
+// sub-command to the app and returns how to run it once the command line is parsed.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "onnxport/option_table.h"
+
+namespace onnxport::cli {
+
+struct Command {
+  CLI::App* app = nullptr;   // true when this sub-command was given
+  std::function<int()> run;  // returns the exit code; onnxport errors are thrown
+};
+
+Command add_export_command(CLI::App& app);
+Command add_ops_command(CLI::App& app);
+Command add_plugins_command(CLI::App& app);
+Command add_inspect_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
+Command add_options_command(CLI::App& app);
+
+// The flags `onnxport export` handles itself, without a config key (--config, ...).
+const std::vector<ExportOption>& cli_only_export_options();
+
+// An option's help as --help and README show it: its text and, when repeatable, how the
+// flags merge with the config file.
+std::string option_help(const ExportOption& option);
+
+}  // namespace onnxport::cli
