@@ -15,14 +15,38 @@ namespace onnxport::cli {
 
 namespace {
 
-const ExportOption kConfig{"", "--config", FlagForm::Value, FlagMerge::Replace, "FILE", "", "",
+const ExportOption kConfig{"",
+                           "--config",
+                           FlagForm::Value,
+                           FlagMerge::Replace,
+                           "FILE",
+                           "",
+                           "",
                            "JSON file whose keys are the options' config keys (torch.onnx.export's names); flags "
                            "given on the command line win"};
-const ExportOption kLoadOpLibrary{"", "--load-op-library", FlagForm::Repeated, FlagMerge::Replace, "LIB.so", "", "",
+const ExportOption kLoadOpLibrary{"",
+                                  "--load-op-library",
+                                  FlagForm::Repeated,
+                                  FlagMerge::Replace,
+                                  "LIB.so",
+                                  "",
+                                  "",
                                   "shared library registering custom torch ops (TORCH_LIBRARY) the model uses"};
-const ExportOption kTimings{"", "--timings", FlagForm::Switch, FlagMerge::Replace, "", "", "",
+const ExportOption kTimings{"",
+                            "--timings",
+                            FlagForm::Switch,
+                            FlagMerge::Replace,
+                            "",
+                            "",
+                            "",
                             "print each pipeline stage's wall time and the peak RSS when it ended (stderr)"};
-const ExportOption kPrintConfig{"", "--print-config", FlagForm::Switch, FlagMerge::Replace, "", "", "",
+const ExportOption kPrintConfig{"",
+                                "--print-config",
+                                FlagForm::Switch,
+                                FlagMerge::Replace,
+                                "",
+                                "",
+                                "",
                                 "print the options this export would use (config file and flags merged) as a "
                                 "--config file, and exit without exporting"};
 

@@ -26,9 +26,8 @@ int main(int argc, char** argv) {
   using namespace onnxport::cli;
   CLI::App app{"onnxport " ONNXPORT_VERSION ": export TorchScript models to ONNX, no Python needed"};
   app.require_subcommand(1);
-  const std::vector<Command> commands = {add_export_command(app),  add_ops_command(app),
-                                         add_plugins_command(app), add_inspect_command(app),
-                                         add_check_command(app),   add_options_command(app)};
+  const std::vector<Command> commands = {add_export_command(app),  add_ops_command(app),   add_plugins_command(app),
+                                         add_inspect_command(app), add_check_command(app), add_options_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

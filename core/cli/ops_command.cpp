@@ -92,8 +92,7 @@ void print_markdown(const std::map<std::string, OpRow>& ops, const std::map<std:
     bool covered = false;
     for (const auto& op : torchscript_candidates(name)) {
       auto found = ops.find(op);
-      covered = covered || (found != ops.end() &&
-                            std::max(*found->second.since_opsets.begin(), kMinOpset) <= opset);
+      covered = covered || (found != ops.end() && std::max(*found->second.since_opsets.begin(), kMinOpset) <= opset);
     }
     if (!covered) missing.push_back(name);
   }
@@ -110,8 +109,9 @@ void print_markdown(const std::map<std::string, OpRow>& ops, const std::map<std:
             << kMaxOpset << "); *variants* are the opsets from which a different ONNX form is emitted.\n";
   if (!reference.empty()) {
     std::cout << "\n*torch.onnx 1.13* gives the lowest opset at which PyTorch 1.13's exporter maps the op, or "
-                 "**no** when it has no mapping for it. " << reference.size() - missing.size() << " of its "
-              << reference.size() << " ops are mapped here; ops beyond it:";
+                 "**no** when it has no mapping for it. "
+              << reference.size() - missing.size() << " of its " << reference.size()
+              << " ops are mapped here; ops beyond it:";
     for (const auto& [ns, n] : beyond_per_namespace) std::cout << " " << n << " `" << ns << "::`";
     std::cout << " (in-place `op_` forms not counted). torch.onnx looks ops up without one trailing `_`: "
                  "`aten::relu_` uses its `aten::relu`, and its list spells `aten::__and__` as `aten::__and_`.\n";
@@ -122,8 +122,7 @@ void print_markdown(const std::map<std::string, OpRow>& ops, const std::map<std:
     std::cout << "| `" << op << "` | " << joined(row.packs) << " | " << opset_range(row.since_opsets) << " |";
     if (!reference.empty()) {
       const int* since = torch_onnx_opset(reference, op);
-      std::cout << " " << (since ? std::to_string(*since) + "–" + std::to_string(kMaxOpset) : "**no**")
-                << " |";
+      std::cout << " " << (since ? std::to_string(*since) + "–" + std::to_string(kMaxOpset) : "**no**") << " |";
     }
     std::cout << "\n";
   }
@@ -179,8 +178,11 @@ void print_text(const std::vector<Mapping>& rows, const std::map<std::string, in
 void print_json(const std::vector<Mapping>& rows, const std::map<std::string, int>* reference) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& m : rows) {
-    nlohmann::json row = {{"op", m.op}, {"since_opset", m.since_opset}, {"pack", m.pack.id},
-                          {"file", m.pack.file}, {"override", m.is_override}};
+    nlohmann::json row = {{"op", m.op},
+                          {"since_opset", m.since_opset},
+                          {"pack", m.pack.id},
+                          {"file", m.pack.file},
+                          {"override", m.is_override}};
     if (!m.overridden.empty()) {
       row["overrides"] = nlohmann::json::array();
       for (const auto& p : m.overridden) row["overrides"].push_back(p.id);

@@ -109,13 +109,15 @@ void print_config_keys() {
     if (o.form == FlagForm::Repeated) (o.merge == FlagMerge::Replace ? replacing : adding).push_back(o.flag);
   }
   begin_section("config-keys");
-  std::cout << wrapped("`--config FILE` reads a JSON object whose keys are the options' config keys: "
-                       "torch.onnx.export's names (" + code_list(torch_keys) + ") and onnxport's own (" +
-                           code_list(own_keys) + "). A flag given on the command line wins over the file; " +
-                           code_list(replacing) + " replace the file's value, " + code_list(adding) +
-                           " add to it. An unknown key or a value of the wrong type is an error naming the file "
-                           "and key. `--print-config` prints the options an export would use in this form.",
-                       96);
+  std::cout << wrapped(
+      "`--config FILE` reads a JSON object whose keys are the options' config keys: "
+      "torch.onnx.export's names (" +
+          code_list(torch_keys) + ") and onnxport's own (" + code_list(own_keys) +
+          "). A flag given on the command line wins over the file; " + code_list(replacing) +
+          " replace the file's value, " + code_list(adding) +
+          " add to it. An unknown key or a value of the wrong type is an error naming the file "
+          "and key. `--print-config` prints the options an export would use in this form.",
+      96);
   end_section("config-keys");
 }
 

@@ -15,9 +15,9 @@ namespace {
 nlohmann::json pack_json(const PackStatus& p) {
   nlohmann::json domains = nlohmann::json::object();
   for (const auto& d : p.domains) domains[d.domain] = d.version;
-  return {{"id", p.id},           {"version", p.version}, {"file", p.file},
-          {"api_version", p.api_version}, {"abi_tag", p.abi_tag}, {"domains", domains},
-          {"op_count", p.op_count}, {"status", p.state_name()}, {"error", p.error}};
+  return {{"id", p.id},           {"version", p.version}, {"file", p.file},         {"api_version", p.api_version},
+          {"abi_tag", p.abi_tag}, {"domains", domains},   {"op_count", p.op_count}, {"status", p.state_name()},
+          {"error", p.error}};
 }
 
 void print_pack(const PackStatus& p) {

@@ -34,16 +34,18 @@ Subgraph::Input input_like(const Value* v) { return {dims_unknown(v->type()), v-
 
 Value* Converter::as_sequence(Value* v, DType element_hint) {
   if (v->is_sequence()) return v;
-  if (!v->is_list())
-    throw ExportError("expected a list to carry through control flow, got " + v->describe());
+  if (!v->is_list()) throw ExportError("expected a list to carry through control flow, got " + v->describe());
   // Sequences exist from opset 11, but a sequence carried through a Loop unchanged needs
   // Identity on sequences (opset 14) or the checker's sequence support of opset 13.
   if (ctx_.options.opset_version < 13)
-    throw ExportError("a list changed inside a loop or branch becomes an ONNX sequence, which onnxport emits "
-                      "from opset 13",
-                      ErrorContext::for_file(ctx_.model_file, "export with --opset 13 or later"));
+    throw ExportError(
+        "a list changed inside a loop or branch becomes an ONNX sequence, which onnxport emits "
+        "from opset 13",
+        ErrorContext::for_file(ctx_.model_file, "export with --opset 13 or later"));
   if (v->elements().empty())
-    return builder_.op("SequenceEmpty", {}, {{"dtype_i", static_cast<int64_t>(element_hint == DType::Undefined ? DType::Float : element_hint)}});
+    return builder_.op(
+        "SequenceEmpty", {},
+        {{"dtype_i", static_cast<int64_t>(element_hint == DType::Undefined ? DType::Float : element_hint)}});
   return builder_.op("SequenceConstruct", v->elements());
 }
 
@@ -83,8 +85,9 @@ void Converter::convert_if(const torch::jit::Node* n) {
         if (uninitialized.count(v)) {
           v = builder_.constant(Tensor::scalar_of(out_dtypes[i] == DType::Undefined ? DType::Float : out_dtypes[i], 0));
         } else if (v->is_none()) {
-          throw ExportError("output " + std::to_string(i) + " of this branch is None while the other is not: "
-                            "ONNX If outputs must be tensors",
+          throw ExportError("output " + std::to_string(i) +
+                                " of this branch is None while the other is not: "
+                                "ONNX If outputs must be tensors",
                             ErrorContext::for_node(ec.model_file, "prim::If", ec.module_path, ec.source, {},
                                                    "give both branches a tensor value"));
         } else if (v->is_list()) {
@@ -97,10 +100,10 @@ void Converter::convert_if(const torch::jit::Node* n) {
       return outs;
     };
   };
-  std::vector<Value*> results = builder_.op(
-      "If", {cond},
-      {{"then_branch_g", Subgraph{{}, branch(n->blocks()[0])}}, {"else_branch_g", Subgraph{{}, branch(n->blocks()[1])}}},
-      static_cast<int>(num_outputs + written.size()));
+  std::vector<Value*> results = builder_.op("If", {cond},
+                                            {{"then_branch_g", Subgraph{{}, branch(n->blocks()[0])}},
+                                             {"else_branch_g", Subgraph{{}, branch(n->blocks()[1])}}},
+                                            static_cast<int>(num_outputs + written.size()));
   for (size_t i = 0; i < num_outputs; ++i) {
     if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
     env_[n->outputs()[i]] = results[i];
@@ -146,8 +149,7 @@ void Converter::convert_loop(const torch::jit::Node* n) {
   loop_pass(n, written, element_dtypes, trip_count, start_cond, /*dry_run=*/false);
 }
 
-Converter::DryRunScope::DryRunScope(Converter& converter,
-                                    std::unordered_map<const torch::jit::Value*, DType>& observed)
+Converter::DryRunScope::DryRunScope(Converter& converter, std::unordered_map<const torch::jit::Value*, DType>& observed)
     : converter_(converter), strict_(converter.builder().strict()), bindings_(converter.snapshot()) {
   converter_.observed_appends = &observed;
   converter_.builder().set_strict(false);
@@ -161,7 +163,8 @@ Converter::DryRunScope::~DryRunScope() {
 
 // One conversion of the loop; a dry run's Loop node is left for dead-code elimination.
 void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const torch::jit::Value*>& written,
-                          const std::vector<DType>& element_dtypes, Value* trip_count, Value* start_cond, bool dry_run) {
+                          const std::vector<DType>& element_dtypes, Value* trip_count, Value* start_cond,
+                          bool dry_run) {
   const auto* body = n->blocks()[0];
   const size_t num_carried = n->inputs().size() - 2;
   Snapshot before = snapshot();
@@ -202,8 +205,10 @@ void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const tor
     for (const auto* w : written) outs.push_back(lookup(w));
     for (size_t i = 1; i < outs.size(); ++i) {
       const Value* carried_in = in[i + 1];
-      if (outs[i]->is_list()) outs[i] = as_sequence(outs[i], carried_in->dtype());
-      else if (outs[i]->is_tensor() && !carried_in->is_sequence()) outs[i] = cast_to(outs[i], carried_in->dtype());
+      if (outs[i]->is_list())
+        outs[i] = as_sequence(outs[i], carried_in->dtype());
+      else if (outs[i]->is_tensor() && !carried_in->is_sequence())
+        outs[i] = cast_to(outs[i], carried_in->dtype());
     }
     restore(std::move(saved));
     return outs;

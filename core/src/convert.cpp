@@ -56,8 +56,7 @@ class ConstantMapper {
   Value* tensor(const at::Tensor& t) {
     const void* key = t.data_ptr();
     auto named = prepared_.tensor_names.find(key);
-    if (named == prepared_.tensor_names.end())
-      return builder_.add_torch_constant(borrow_tensor(t), {});
+    if (named == prepared_.tensor_names.end()) return builder_.add_torch_constant(borrow_tensor(t), {});
     auto& cached = by_name_[named->second];
     if (!cached) cached = builder_.add_parameter(named->second, borrow_tensor(t));
     return cached;
@@ -134,8 +133,10 @@ TensorType input_type(const at::Tensor& t, const std::string& name, const Export
   std::vector<Dim> dims;
   const auto axes = o.dynamic_axes.find(name);
   for (int64_t i = 0; i < t.dim(); ++i) {
-    if (axes != o.dynamic_axes.end() && axes->second.count(i)) dims.push_back(Dim::named(axes->second.at(i)));
-    else dims.push_back(Dim::fixed(t.size(i)));
+    if (axes != o.dynamic_axes.end() && axes->second.count(i))
+      dims.push_back(Dim::named(axes->second.at(i)));
+    else
+      dims.push_back(Dim::fixed(t.size(i)));
   }
   type.shape = dims;
   return type;
@@ -176,7 +177,8 @@ Value* Converter::lookup(const torch::jit::Value* v) {
   if (stale_.count(v)) return refresh_view(v);
   auto it = env_.find(v);
   if (it == env_.end())
-    throw ExportError("internal: value '" + v->debugName() + "' (made by " + kind_of(v->node()) + ") was not converted");
+    throw ExportError("internal: value '" + v->debugName() + "' (made by " + kind_of(v->node()) +
+                      ") was not converted");
   return it->second;
 }
 
@@ -250,8 +252,10 @@ void Converter::convert_node(const torch::jit::Node* n) {
     const auto& [owner_path, owner] = attributes_.at(n->input());
     const std::string path = (owner_path.empty() ? "" : owner_path + ".") + n->s(c10::attr::name);
     c10::IValue value = owner.toObjectRef().getAttr(n->s(c10::attr::name));
-    if (value.isObject()) attributes_[n->output()] = {path, value};
-    else env_[n->output()] = constants_->map_attribute(path, value);
+    if (value.isObject())
+      attributes_[n->output()] = {path, value};
+    else
+      env_[n->output()] = constants_->map_attribute(path, value);
     attribute_paths_[n->output()] = path;
     return;
   }
@@ -267,7 +271,8 @@ void Converter::convert_node(const torch::jit::Node* n) {
   }
   std::vector<Value*> args;
   for (const auto* in : n->inputs()) args.push_back(lookup(in));
-  if (observed_appends && (n->kind() == c10::aten::append || n->kind() == c10::aten::insert) && args.back()->is_tensor())
+  if (observed_appends && (n->kind() == c10::aten::append || n->kind() == c10::aten::insert) &&
+      args.back()->is_tensor())
     (*observed_appends)[root_of(n->inputs()[0])] = args.back()->dtype();
   std::vector<Value*> outs = run_symbolic(n, args);
   const bool top_level = n->owningBlock() == prepared_.graph->block();
@@ -293,10 +298,10 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
   for (size_t i : alias.written_inputs)
     if (alias.output_aliases_input != i) view.updated_inputs.push_back(i);
   const std::string pack_id = fallback ? operator_export_type_name(o.operator_export_type) : entry->pack.id;
-  ErrorContext ec{ctx_.model_file, kind, fallback ? pack_id : entry->pack.describe(), view.module_path,
+  ErrorContext ec{ctx_.model_file,      kind, fallback ? pack_id : entry->pack.describe(), view.module_path,
                   view.source_location, {}};
-  builder_.set_origin(NodeOrigin{pack_id, fallback ? "" : entry->pack.file, kind, view.module_path,
-                                 view.source_location});
+  builder_.set_origin(
+      NodeOrigin{pack_id, fallback ? "" : entry->pack.file, kind, view.module_path, view.source_location});
   std::vector<Value*> outs;
   try {
     if (fallback) {
@@ -338,7 +343,8 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
   return outs;
 }
 
-Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node* origin, const std::vector<Value*>& args) {
+Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node* origin,
+                                const std::vector<Value*>& args) {
   const RegistryEntry* entry = ctx_.resolution.helper(kind);
   ErrorContext ec = error_context(origin);
   if (!entry) {
@@ -379,7 +385,8 @@ BuilderOptions builder_options(const ConvertContext& ctx) {
     bo.custom_domains[kAtenDomain] = 1;
   for (const auto& [domain, version] : o.custom_opsets) bo.custom_domains[domain] = version;
   // onnx_fallthrough: a domain per torch namespace of the ops kept as they are
-  for (const auto& domain : ctx.resolution.fallthrough_domains(o.operator_export_type)) bo.custom_domains.emplace(domain, 1);
+  for (const auto& domain : ctx.resolution.fallthrough_domains(o.operator_export_type))
+    bo.custom_domains.emplace(domain, 1);
   return bo;
 }
 }  // namespace

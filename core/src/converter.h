@@ -16,7 +16,7 @@ namespace onnxport::core {
 
 // How a node's schema says it aliases and writes its inputs.
 struct AliasInfo {
-  std::vector<size_t> written_inputs;         // "(a!)" arguments
+  std::vector<size_t> written_inputs;          // "(a!)" arguments
   std::optional<size_t> output_aliases_input;  // output 0 shares an alias set with this input
 };
 AliasInfo alias_info_of(const torch::jit::Node* n);
@@ -89,7 +89,6 @@ class Converter {
   Value* as_sequence(Value* v, DType element_hint);
   DType appended_dtype(const torch::jit::Block* block, const torch::jit::Value* list) const;
 
-
  private:
   void convert_node(const torch::jit::Node* n);
   std::vector<Value*> run_symbolic(const torch::jit::Node* n, const std::vector<Value*>& args);
@@ -109,7 +108,8 @@ class Converter {
   std::unordered_map<const torch::jit::Value*, std::pair<std::string, c10::IValue>> attributes_;
   std::unordered_map<const torch::jit::Value*, std::string> attribute_paths_;
   // v -> (the value it is a view or in-place alias of, the node that made it)
-  std::unordered_map<const torch::jit::Value*, std::pair<const torch::jit::Value*, const torch::jit::Node*>> view_parent_;
+  std::unordered_map<const torch::jit::Value*, std::pair<const torch::jit::Value*, const torch::jit::Node*>>
+      view_parent_;
   std::unordered_map<const torch::jit::Value*, std::vector<const torch::jit::Value*>> view_children_;
   std::unordered_set<const torch::jit::Value*> stale_;  // views whose base changed since they were made
 };

@@ -135,7 +135,8 @@ std::optional<ResolvedAttr> resolved_attr(const onnx::AttributeProto& a) {
       return ResolvedAttr{a.name(), T::Floats, AttrValue(std::vector<double>(a.floats().begin(), a.floats().end()))};
     case onnx::AttributeProto::STRING: return ResolvedAttr{a.name(), T::String, AttrValue(a.s())};
     case onnx::AttributeProto::STRINGS:
-      return ResolvedAttr{a.name(), T::Strings, AttrValue(std::vector<std::string>(a.strings().begin(), a.strings().end()))};
+      return ResolvedAttr{a.name(), T::Strings,
+                          AttrValue(std::vector<std::string>(a.strings().begin(), a.strings().end()))};
     case onnx::AttributeProto::TENSOR: return ResolvedAttr{a.name(), T::Tensor, AttrValue(from_tensor_proto(a.t()))};
     case onnx::AttributeProto::TENSORS: {
       std::vector<Tensor> tensors;
@@ -179,7 +180,7 @@ onnx::InferenceFunction callback_inference(SchemaInferenceFn fn, std::vector<std
     }
     if (outs.size() > ctx.getNumOutputs())
       fail_shape_inference("the op pack's inference callback returned ", outs.size(), " types for ",
-                                 ctx.getNumOutputs(), " outputs");
+                           ctx.getNumOutputs(), " outputs");
     for (size_t i = 0; i < outs.size(); ++i)
       if (outs[i].dtype != DType::Undefined) *ctx.getOutputType(i) = to_type_proto(outs[i]);
   };
@@ -206,8 +207,10 @@ onnx::OpSchema to_onnx(const CustomOpSchema& s, const PackRef& pack) {
     o.TypeConstraint(c.param, allowed, c.doc);
   }
   for (const auto& a : s.attributes()) {
-    if (a.default_value) add_attribute_with_default(o, a);
-    else o.Attr(a.name, a.doc, onnx_attr_type(a.type), a.required);
+    if (a.default_value)
+      add_attribute_with_default(o, a);
+    else
+      o.Attr(a.name, a.doc, onnx_attr_type(a.type), a.required);
   }
   const auto& rule = s.shape_rule();
   if (rule.kind == CustomOpSchema::ShapeRule::Kind::OutputLikeInput) {

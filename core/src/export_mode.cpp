@@ -18,9 +18,9 @@ namespace {
 
 // Ops that read a tensor's metadata, not its values.
 bool reads_metadata_only(const torch::jit::Node* n) {
-  static const std::set<std::string> kinds = {"aten::size", "aten::dim",    "aten::len",     "prim::shape",
-                                              "aten::numel", "prim::dtype", "prim::device",  "aten::__is__",
-                                              "aten::__isnot__", "prim::is_cuda", "prim::layout", "aten::is_floating_point"};
+  static const std::set<std::string> kinds = {
+      "aten::size",   "aten::dim",    "aten::len",       "prim::shape",   "aten::numel",  "prim::dtype",
+      "prim::device", "aten::__is__", "aten::__isnot__", "prim::is_cuda", "prim::layout", "aten::is_floating_point"};
   return kinds.count(n->kind().toQualString()) > 0;
 }
 
@@ -60,7 +60,8 @@ class DependenceAnalysis {
     if (reads_metadata_only(n) && d == Dependence::Data) d = Dependence::Shape;
     // A value produced by control flow depends on what decided it.
     if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop) {
-      for (const auto* b : n->blocks()) d = std::max(d, of(b->outputs()[v->offset() + (n->kind() == c10::prim::Loop ? 1 : 0)]));
+      for (const auto* b : n->blocks())
+        d = std::max(d, of(b->outputs()[v->offset() + (n->kind() == c10::prim::Loop ? 1 : 0)]));
     }
     return d;
   }
@@ -126,14 +127,16 @@ ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
                     (needs_script.size() > 1 ? " (and " + std::to_string(needs_script.size() - 1) + " more)" : "");
     return choice;
   }
-  choice.reason = std::string(o.mode == ExportMode::Auto ? "--mode auto chose trace: " : "--mode trace: ") +
-                  (sites.empty() ? "the graph has no control flow"
-                                 : std::to_string(sites.size()) + " control-flow node(s) fixed by tracing, none depending on " +
-                                       (dynamic ? "tensor values or dynamic sizes" : "tensor values"));
+  choice.reason =
+      std::string(o.mode == ExportMode::Auto ? "--mode auto chose trace: " : "--mode trace: ") +
+      (sites.empty() ? "the graph has no control flow"
+                     : std::to_string(sites.size()) + " control-flow node(s) fixed by tracing, none depending on " +
+                           (dynamic ? "tensor values or dynamic sizes" : "tensor values"));
   for (const auto* s : needs_script)
-    choice.warnings.push_back("the trace fixes " + s->describe() + " to what the example inputs did, but it depends on " +
-                              dependence_text(s->dependence) +
-                              ": other inputs may need another branch or trip count. Export with --mode script (or auto)");
+    choice.warnings.push_back(
+        "the trace fixes " + s->describe() + " to what the example inputs did, but it depends on " +
+        dependence_text(s->dependence) +
+        ": other inputs may need another branch or trip count. Export with --mode script (or auto)");
   return choice;
 }
 

@@ -14,8 +14,9 @@ void load_op_library(const std::string& path) {
   // registration never calls. RTLD_GLOBAL: kernels may be shared between libraries.
   if (!::dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL)) {
     const char* why = ::dlerror();
-    throw ModelError("cannot load op library '" + path + "': " + (why ? why : "unknown error"),
-                     ErrorContext::with_hint("pass the path of a shared library that registers torch ops (TORCH_LIBRARY)"));
+    throw ModelError(
+        "cannot load op library '" + path + "': " + (why ? why : "unknown error"),
+        ErrorContext::with_hint("pass the path of a shared library that registers torch ops (TORCH_LIBRARY)"));
   }
 }
 
@@ -48,8 +49,7 @@ ExportReport Exporter::export_function(const std::function<torch::jit::IValue(st
                                        const ExportOptions& options,
                                        const std::map<std::string, at::Tensor>& named_parameters) {
   core::Pipeline pipeline(*registry_, options, "", output_path, progress_);
-  return pipeline.run(
-      [&] { return core::load_traced_function(fn, std::move(example_inputs), named_parameters); });
+  return pipeline.run([&] { return core::load_traced_function(fn, std::move(example_inputs), named_parameters); });
 }
 
 }  // namespace onnxport

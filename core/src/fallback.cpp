@@ -25,13 +25,20 @@ namespace {
 bool add_constant_attribute(Attrs& attrs, const std::string& name, const Value* v) {
   if (v->maybe_tensor()) return false;  // tensor payloads (parameters) stay inputs
   if (!v->is_constant() && !(v->is_list() && (v->maybe_ints() || v->maybe_floats()))) return false;
-  if (auto i = std::get_if<int64_t>(&v->constant())) attrs.emplace_back(name + "_i", *i);
-  else if (auto b = std::get_if<bool>(&v->constant())) attrs.emplace_back(name + "_i", *b ? 1 : 0);
-  else if (auto f = std::get_if<double>(&v->constant())) attrs.emplace_back(name + "_f", *f);
-  else if (auto s = std::get_if<std::string>(&v->constant())) attrs.emplace_back(name + "_s", *s);
-  else if (auto is = v->maybe_ints()) attrs.emplace_back(name + "_i", *is);
-  else if (auto fs = v->maybe_floats()) attrs.emplace_back(name + "_f", *fs);
-  else return false;  // tensor payloads stay inputs
+  if (auto i = std::get_if<int64_t>(&v->constant()))
+    attrs.emplace_back(name + "_i", *i);
+  else if (auto b = std::get_if<bool>(&v->constant()))
+    attrs.emplace_back(name + "_i", *b ? 1 : 0);
+  else if (auto f = std::get_if<double>(&v->constant()))
+    attrs.emplace_back(name + "_f", *f);
+  else if (auto s = std::get_if<std::string>(&v->constant()))
+    attrs.emplace_back(name + "_s", *s);
+  else if (auto is = v->maybe_ints())
+    attrs.emplace_back(name + "_i", *is);
+  else if (auto fs = v->maybe_floats())
+    attrs.emplace_back(name + "_f", *fs);
+  else
+    return false;  // tensor payloads stay inputs
   return true;
 }
 }  // namespace
@@ -49,8 +56,8 @@ std::vector<Value*> emit_fallback(Graph& g, const TorchNode& node, const Args& a
   std::vector<Value*> inputs;
   for (size_t i = 0; i < args.size(); ++i) {
     Value* v = args[i];
-    const std::string name = i < node.input_names.size() && !node.input_names[i].empty() ? node.input_names[i]
-                                                                                          : "arg" + std::to_string(i);
+    const std::string name =
+        i < node.input_names.size() && !node.input_names[i].empty() ? node.input_names[i] : "arg" + std::to_string(i);
     if (v->is_none()) continue;
     if (add_constant_attribute(attrs, name, v)) continue;
     if (v->is_list()) {

@@ -10,8 +10,8 @@ namespace onnxport::core {
 
 namespace {
 
-constexpr int64_t kMaxInlineConstantElements = 64;    // larger constants become initializers
-constexpr int64_t kMaxInferenceDataElements = 4096;   // constants whose data inference may read
+constexpr int64_t kMaxInlineConstantElements = 64;   // larger constants become initializers
+constexpr int64_t kMaxInferenceDataElements = 4096;  // constants whose data inference may read
 
 std::string scope_prefix(const std::string& module_path) {
   // "features.0" -> "/features/features.0"
@@ -31,9 +31,12 @@ std::string scope_prefix(const std::string& module_path) {
 TensorType type_of_payload(const Value::Constant& c) {
   TensorType t;
   t.shape = std::vector<Dim>{};
-  if (std::holds_alternative<int64_t>(c)) t.dtype = DType::Int64;
-  else if (std::holds_alternative<double>(c)) t.dtype = DType::Float;
-  else if (std::holds_alternative<bool>(c)) t.dtype = DType::Bool;
+  if (std::holds_alternative<int64_t>(c))
+    t.dtype = DType::Int64;
+  else if (std::holds_alternative<double>(c))
+    t.dtype = DType::Float;
+  else if (std::holds_alternative<bool>(c))
+    t.dtype = DType::Bool;
   else if (auto* v = std::get_if<std::vector<int64_t>>(&c)) {
     t.dtype = DType::Int64;
     t.shape = std::vector<Dim>{Dim::fixed(static_cast<int64_t>(v->size()))};
@@ -64,17 +67,26 @@ void set_attribute(onnx::AttributeProto& p, const ResolvedAttr& a) {
   using T = ResolvedAttr::Type;
   p.set_name(a.name);
   switch (a.type) {
-    case T::Int: p.set_type(onnx::AttributeProto::INT); p.set_i(a.value.as_int()); break;
+    case T::Int:
+      p.set_type(onnx::AttributeProto::INT);
+      p.set_i(a.value.as_int());
+      break;
     case T::Ints:
       p.set_type(onnx::AttributeProto::INTS);
       for (int64_t v : a.value.as_ints()) p.add_ints(v);
       break;
-    case T::Float: p.set_type(onnx::AttributeProto::FLOAT); p.set_f(static_cast<float>(a.value.as_float())); break;
+    case T::Float:
+      p.set_type(onnx::AttributeProto::FLOAT);
+      p.set_f(static_cast<float>(a.value.as_float()));
+      break;
     case T::Floats:
       p.set_type(onnx::AttributeProto::FLOATS);
       for (double v : a.value.as_floats()) p.add_floats(static_cast<float>(v));
       break;
-    case T::String: p.set_type(onnx::AttributeProto::STRING); p.set_s(a.value.as_string()); break;
+    case T::String:
+      p.set_type(onnx::AttributeProto::STRING);
+      p.set_s(a.value.as_string());
+      break;
     case T::Strings:
       p.set_type(onnx::AttributeProto::STRINGS);
       for (const auto& s : a.value.as_strings()) p.add_strings(s);
@@ -134,8 +146,9 @@ const std::string& GraphBuilder::materialize(Value* value) {
   auto* v = static_cast<CoreValue*>(value);
   if (!v->name().empty()) return v->name();
   if (v->is_none()) fail_node("None was passed where a tensor input is required");
-  if (v->is_list()) fail_node("a list (" + v->describe() + ") was passed where a tensor input is required",
-                              "a symbolic must pass list elements or concatenate them");
+  if (v->is_list())
+    fail_node("a list (" + v->describe() + ") was passed where a tensor input is required",
+              "a symbolic must pass list elements or concatenate them");
   if (!v->is_constant()) fail_node("internal: tensor value without a name");
 
   Tensor t = tensor_of_payload(v->constant(), v->describe());
@@ -208,7 +221,8 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
   }
   if (!domain.empty() && !options_.custom_domains.count(domain))
     fail_node("g.op(\"" + full_name + "\") emits custom domain '" + domain + "' that no op pack declared",
-              "call r.declare_domain(\"" + domain + "\", VERSION) in the pack, or pass --custom-opset " + domain + "=VERSION");
+              "call r.declare_domain(\"" + domain + "\", VERSION) in the pack, or pass --custom-opset " + domain +
+                  "=VERSION");
 
   OnnxNode node;
   node.origin = origin_;
@@ -246,8 +260,10 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
   if (domain.empty()) {
     if (model_.opset_imports.count(domain) == 0) model_.opset_imports[domain] = options_.opset;
     verify_schema(node, domain);
-    if (has_subgraphs) type_control_flow_outputs(node.proto, outs);
-    else infer_types(node, outs);
+    if (has_subgraphs)
+      type_control_flow_outputs(node.proto, outs);
+    else
+      infer_types(node, outs);
   } else {
     model_.opset_imports[domain] = options_.custom_domains.at(domain);
     if (has_custom_schema(domain, op_type)) {  // declared by an op pack: checked like standard ops
@@ -315,7 +331,8 @@ onnx::GraphProto GraphBuilder::build_subgraph(const std::string& name, const Sub
         bool is_input = false;
         for (const auto& in : scopes_.back().inputs) is_input |= in.name() == current;
         if (is_input && named.insert(current).second) continue;
-        fail_node("sub-graph '" + name + "' returns a sequence it did not build, which needs opset 14 (Identity on sequences)",
+        fail_node("sub-graph '" + name +
+                      "' returns a sequence it did not build, which needs opset 14 (Identity on sequences)",
                   "export with --opset 14 or later");
       }
       Value* copy = add_node("Identity", {out}, {}, 1)[0];
@@ -408,8 +425,9 @@ void GraphBuilder::type_control_flow_outputs(const onnx::NodeProto& node, const 
       if (a.has_sequence_type() != b.has_sequence_type())
         fail_node("If: output " + std::to_string(i) + " is a sequence in one branch and a tensor in the other");
       if (options_.opset < 11 && merge_types(a, b).SerializeAsString() != a.SerializeAsString())
-        fail_node("If: output " + std::to_string(i) + " has different shapes in the two branches, which ONNX If "
-                  "allows from opset 11",
+        fail_node("If: output " + std::to_string(i) +
+                      " has different shapes in the two branches, which ONNX If "
+                      "allows from opset 11",
                   "export with --opset 11 or later");
       types.push_back(merge_types(a, b));
     }
@@ -421,9 +439,12 @@ void GraphBuilder::type_control_flow_outputs(const onnx::NodeProto& node, const 
   }
   for (size_t i = 0; i < outputs.size() && i < types.size(); ++i) {
     const auto& t = types[i];
-    if (t.has_sequence_type()) outputs[i]->set_sequence(from_type_proto(t.sequence_type().elem_type()));
-    else if (t.tensor_type().elem_type() != 0) outputs[i]->set_type(from_type_proto(t));
-    else continue;
+    if (t.has_sequence_type())
+      outputs[i]->set_sequence(from_type_proto(t.sequence_type().elem_type()));
+    else if (t.tensor_type().elem_type() != 0)
+      outputs[i]->set_type(from_type_proto(t));
+    else
+      continue;
     model_.value_types[outputs[i]->name()] = t;
   }
 }
@@ -438,9 +459,9 @@ void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain
   if (!schema) {
     const auto* latest = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), domain);
     reject_by_schema("ONNX has no operator '" + op + "' at " + at + std::to_string(version),
-              latest ? "it exists from " + at + std::to_string(latest->since_version()) + "; export with " + flag +
-                           std::to_string(latest->since_version()) + " or later"
-                     : "check the op name in the symbolic");
+                     latest ? "it exists from " + at + std::to_string(latest->since_version()) + "; export with " +
+                                  flag + std::to_string(latest->since_version()) + " or later"
+                            : "check the op name in the symbolic");
   }
   if (!options_.strict) return;
   if (schema->Deprecated())
@@ -448,9 +469,10 @@ void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain
   try {
     schema->Verify(node.proto);
   } catch (const std::exception& e) {
-    reject_by_schema("g.op(\"" + op + "\") violates " + (domain.empty() ? "the ONNX schema" : "the schema its op pack declared") +
-                  " at " + at + std::to_string(version) + ": " + e.what(),
-              "fix the symbolic's inputs/attributes (strict mode)");
+    reject_by_schema("g.op(\"" + op + "\") violates " +
+                         (domain.empty() ? "the ONNX schema" : "the schema its op pack declared") + " at " + at +
+                         std::to_string(version) + ": " + e.what(),
+                     "fix the symbolic's inputs/attributes (strict mode)");
   }
 }
 
@@ -473,7 +495,7 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
   } catch (const std::exception& e) {
     if (options_.strict)
       reject_by_schema("ONNX shape inference rejects " + node.proto.op_type() + ": " + e.what(),
-                "the symbolic built a node whose inputs don't fit together");
+                       "the symbolic built a node whose inputs don't fit together");
     return;
   }
   for (size_t i = 0; i < outputs.size() && i < ctx.getNumOutputs(); ++i) {
@@ -488,11 +510,11 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
     outputs[i]->set_type(from_type_proto(*t));
   }
   // Constant nodes built by symbolics stay visible to maybe_*() and to later inference.
-  if (node.proto.op_type() == "Constant" && node.proto.attribute_size() == 1 &&
-      node.proto.attribute(0).has_t()) {
+  if (node.proto.op_type() == "Constant" && node.proto.attribute_size() == 1 && node.proto.attribute(0).has_t()) {
     const auto& tp = node.proto.attribute(0).t();
     Tensor t = from_tensor_proto(tp);
-    if (t.numel() <= kMaxInferenceDataElements) constant_data_[outputs[0]->name()] = to_tensor_proto(t, outputs[0]->name());
+    if (t.numel() <= kMaxInferenceDataElements)
+      constant_data_[outputs[0]->name()] = to_tensor_proto(t, outputs[0]->name());
   }
 }
 

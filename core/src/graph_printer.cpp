@@ -69,7 +69,8 @@ void print_nodes(std::ostringstream& os, const onnx::GraphProto& g, const std::s
       os << "]";
     }
     os << "(";
-    for (int k = 0; k < n.input_size(); ++k) os << (k ? ", " : "") << (n.input(k).empty() ? "<none>" : "%" + n.input(k));
+    for (int k = 0; k < n.input_size(); ++k)
+      os << (k ? ", " : "") << (n.input(k).empty() ? "<none>" : "%" + n.input(k));
     os << ")";
     if (provenance && static_cast<size_t>(i) < provenance->nodes.size()) {
       const auto& o = provenance->nodes[static_cast<size_t>(i)].origin;
@@ -112,7 +113,8 @@ std::string print_graph(const onnx::ModelProto& m, const OnnxModel* provenance) 
     return "%" + name + (it != types.end() ? " : " + it->second : "");
   };
   os << "graph " << g.name() << " (ir_version " << m.ir_version() << ", opsets:";
-  for (const auto& imp : m.opset_import()) os << " " << (imp.domain().empty() ? "ai.onnx" : imp.domain()) << "=" << imp.version();
+  for (const auto& imp : m.opset_import())
+    os << " " << (imp.domain().empty() ? "ai.onnx" : imp.domain()) << "=" << imp.version();
   os << ")\n  inputs:\n";
   for (const auto& vi : g.input())
     if (!init_names.count(vi.name())) os << "    " << typed(vi.name()) << "\n";

@@ -26,13 +26,15 @@ LoadedModel load_model_file(const std::string& path, const ExportOptions& option
   try {
     loaded.module = torch::jit::load(path);
   } catch (const c10::Error& e) {
-    throw ModelError("cannot load TorchScript model '" + path + "': " + first_line(e.what_without_backtrace()),
-                     ErrorContext::for_file(path, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save()"));
+    throw ModelError(
+        "cannot load TorchScript model '" + path + "': " + first_line(e.what_without_backtrace()),
+        ErrorContext::for_file(path, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save()"));
   } catch (const std::exception& e) {
     // The TorchScript compiler reports unknown ops ("Unknown builtin op: vendor::fancy").
     throw ModelError("cannot load TorchScript model '" + path + "': " + first_line(e.what()),
-                     ErrorContext::for_file(path, "if the model uses custom torch ops, load the library that registers "
-                                                  "them with --load-op-library"));
+                     ErrorContext::for_file(path,
+                                            "if the model uses custom torch ops, load the library that registers "
+                                            "them with --load-op-library"));
   }
   loaded.module_owned = true;
   loaded.inputs = inputs.empty() ? make_example_inputs(options.inputs, options.seed) : std::move(inputs);

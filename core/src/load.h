@@ -20,7 +20,7 @@ struct LoadedModel {
   bool module_owned = false;  // loaded here: prepare may freeze it in place instead of cloning it
   std::shared_ptr<torch::jit::Graph> traced_graph;
   std::unordered_map<const void*, std::string> traced_parameter_names;  // storage -> parameter name
-  std::vector<torch::jit::IValue> inputs;                              // one per forward argument
+  std::vector<torch::jit::IValue> inputs;                               // one per forward argument
 };
 
 // `inputs` empty: made from options.inputs (random with options.seed, or .npy files).

@@ -107,7 +107,8 @@ class TempFile {
     stream_.flush();
     const bool ok = static_cast<bool>(stream_);
     stream_.close();
-    if (!ok || stream_.fail()) throw ExportError("writing '" + tmp_ + "' failed", ErrorContext::with_hint("is the disk full?"));
+    if (!ok || stream_.fail())
+      throw ExportError("writing '" + tmp_ + "' failed", ErrorContext::with_hint("is the disk full?"));
   }
   void commit() {
     if (std::rename(tmp_.c_str(), final_.c_str()) != 0)

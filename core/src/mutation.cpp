@@ -30,15 +30,15 @@ bool is_inside(const torch::jit::Node* n, const torch::jit::Node* container) {
 
 // Kinds whose write-back is a Reshape of the updated value to the base's shape.
 bool is_reshaping_view(const std::string& k) {
-  static const std::set<std::string> kinds = {"aten::view",    "aten::reshape",   "aten::flatten", "aten::unflatten",
-                                              "aten::squeeze", "aten::unsqueeze", "aten::view_as", "aten::reshape_as",
-                                              "aten::_reshape_alias"};
+  static const std::set<std::string> kinds = {"aten::view",      "aten::reshape",    "aten::flatten",
+                                              "aten::unflatten", "aten::squeeze",    "aten::unsqueeze",
+                                              "aten::view_as",   "aten::reshape_as", "aten::_reshape_alias"};
   return kinds.count(k) > 0;
 }
 
 bool is_identity_view(const std::string& k) {
-  static const std::set<std::string> kinds = {"aten::detach", "aten::alias", "aten::contiguous", "aten::lift_fresh",
-                                              "aten::to", "aten::type_as", "aten::view_as_real"};
+  static const std::set<std::string> kinds = {"aten::detach", "aten::alias",   "aten::contiguous",  "aten::lift_fresh",
+                                              "aten::to",     "aten::type_as", "aten::view_as_real"};
   return kinds.count(k) > 0;
 }
 
@@ -65,8 +65,8 @@ namespace {
 // no-op view (detach, contiguous, ...).
 bool is_identity_alias(const torch::jit::Node* view) {
   const AliasInfo info = alias_info_of(view);
-  const bool in_place = std::find(info.written_inputs.begin(), info.written_inputs.end(),
-                                  *info.output_aliases_input) != info.written_inputs.end();
+  const bool in_place = std::find(info.written_inputs.begin(), info.written_inputs.end(), *info.output_aliases_input) !=
+                        info.written_inputs.end();
   return in_place || is_identity_view(kind_name(view));
 }
 }  // namespace
@@ -167,7 +167,8 @@ Value* Converter::write_back(const torch::jit::Node* view, Value* base, Value* u
   if (!base->is_tensor() || !updated->is_tensor()) return updated;  // lists: the list itself
   builder_.set_origin(NodeOrigin{"core", "", k, error_context(view).module_path, source_of(view)});
   auto arg = [&](size_t i) { return lookup(view->inputs()[i]); };
-  if (k == "aten::slice") return call_symbolic("aten::slice_scatter", view, {base, updated, arg(1), arg(2), arg(3), arg(4)});
+  if (k == "aten::slice")
+    return call_symbolic("aten::slice_scatter", view, {base, updated, arg(1), arg(2), arg(3), arg(4)});
   if (k == "aten::select") return call_symbolic("aten::select_scatter", view, {base, updated, arg(1), arg(2)});
   if (k == "aten::narrow") {
     Value* start = arg(2);
@@ -183,7 +184,8 @@ Value* Converter::write_back(const torch::jit::Node* view, Value* base, Value* u
       for (size_t i = 1; i < view->inputs().size(); ++i) args.push_back(arg(i));
       if (k == "aten::permute") {
         auto perm = arg(1)->maybe_ints();
-        if (!perm) throw ExportError("aten::permute with a run-time permutation cannot be written through", error_context(view));
+        if (!perm)
+          throw ExportError("aten::permute with a run-time permutation cannot be written through", error_context(view));
         std::vector<int64_t> inverse(perm->size());
         const auto rank = static_cast<int64_t>(perm->size());
         for (int64_t i = 0; i < rank; ++i) inverse[static_cast<size_t>(((*perm)[i] + rank) % rank)] = i;

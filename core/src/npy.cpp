@@ -44,9 +44,9 @@ Tensor read_npy(const std::string& path) {
   if (descr.size() >= 2 && descr.front() == '\'') descr = descr.substr(1, descr.size() - 2);
   if (dict_value(header, "fortran_order") == "True") throw fail("Fortran order");
   static const std::map<std::string, DType> types = {
-      {"<f4", DType::Float}, {"<f8", DType::Double}, {"<f2", DType::Float16}, {"<i8", DType::Int64},
-      {"<i4", DType::Int32}, {"<i2", DType::Int16},  {"|i1", DType::Int8},    {"|u1", DType::UInt8},
-      {"|b1", DType::Bool},
+      {"<f4", DType::Float}, {"<f8", DType::Double}, {"<f2", DType::Float16},
+      {"<i8", DType::Int64}, {"<i4", DType::Int32},  {"<i2", DType::Int16},
+      {"|i1", DType::Int8},  {"|u1", DType::UInt8},  {"|b1", DType::Bool},
   };
   auto t = types.find(descr);
   if (t == types.end()) throw fail("unsupported dtype " + descr);

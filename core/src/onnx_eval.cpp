@@ -13,7 +13,6 @@ namespace onnxport::core {
 
 namespace {
 
-
 const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
   for (const auto& a : n.attribute())
     if (a.name() == name) return &a;
@@ -52,7 +51,8 @@ const std::unordered_map<std::string, Folder>& folders() {
       {"Transpose",
        [](const onnx::NodeProto& n, auto& in, int) -> std::optional<at::Tensor> {
          std::vector<int64_t> perm;
-         if (const auto* p = attr(n, "perm")) perm.assign(p->ints().begin(), p->ints().end());
+         if (const auto* p = attr(n, "perm"))
+           perm.assign(p->ints().begin(), p->ints().end());
          else
            for (int64_t i = in[0].dim() - 1; i >= 0; --i) perm.push_back(i);
          return in[0].permute(perm).contiguous();
@@ -175,8 +175,7 @@ const std::unordered_map<std::string, Folder>& folders() {
 
 at::Tensor to_aten(const Tensor& t) {
   // Borrowed view: the model keeps the Tensor alive for the duration of the pass.
-  return at::from_blob(const_cast<void*>(t.data()), t.shape(),
-                       at::TensorOptions().dtype(scalar_type_of(t.dtype())));
+  return at::from_blob(const_cast<void*>(t.data()), t.shape(), at::TensorOptions().dtype(scalar_type_of(t.dtype())));
 }
 
 Tensor owned_tensor(const at::Tensor& t) {
@@ -186,10 +185,7 @@ Tensor owned_tensor(const at::Tensor& t) {
   return Tensor(dtype_of(c.scalar_type()), c.sizes().vec(), std::move(bytes));
 }
 
-
-bool has_evaluator(const onnx::NodeProto& node) {
-  return node.domain().empty() && folders().count(node.op_type()) > 0;
-}
+bool has_evaluator(const onnx::NodeProto& node) { return node.domain().empty() && folders().count(node.op_type()) > 0; }
 
 namespace {
 // The folders index their inputs freely: a node with fewer inputs than its schema requires
@@ -212,7 +208,8 @@ std::optional<at::Tensor> evaluate_node(const onnx::NodeProto& node, const std::
   }
 }
 
-std::optional<Tensor> evaluate_constant_node(const onnx::NodeProto& node, const std::vector<Tensor>& inputs, int opset) {
+std::optional<Tensor> evaluate_constant_node(const onnx::NodeProto& node, const std::vector<Tensor>& inputs,
+                                             int opset) {
   if (node.output_size() > 1) return std::nullopt;
   std::vector<at::Tensor> in;
   for (const auto& t : inputs) in.push_back(to_aten(t));

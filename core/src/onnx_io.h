@@ -35,7 +35,7 @@ constexpr size_t kExternalSmallAlignment = 64;
 constexpr size_t kExternalMinBytes = 1024;
 struct ExternalDataLayout {
   static constexpr size_t kInModel = static_cast<size_t>(-1);
-  std::string location;        // file name, relative to the model's directory
+  std::string location;         // file name, relative to the model's directory
   std::vector<size_t> offsets;  // one per initializer, in model order; kInModel: kept in the model
   std::vector<size_t> lengths;
   size_t total_bytes = 0;

@@ -105,9 +105,12 @@ TensorType from_type_proto(const onnx::TypeProto& t) {
   if (tt.has_shape()) {
     std::vector<Dim> dims;
     for (const auto& d : tt.shape().dim()) {
-      if (d.has_dim_value()) dims.push_back(Dim::fixed(d.dim_value()));
-      else if (d.has_dim_param() && !d.dim_param().empty()) dims.push_back(Dim::named(d.dim_param()));
-      else dims.push_back(Dim::unknown());
+      if (d.has_dim_value())
+        dims.push_back(Dim::fixed(d.dim_value()));
+      else if (d.has_dim_param() && !d.dim_param().empty())
+        dims.push_back(Dim::named(d.dim_param()));
+      else
+        dims.push_back(Dim::unknown());
     }
     out.shape = std::move(dims);
   }
@@ -122,8 +125,10 @@ onnx::TypeProto to_type_proto(const TensorType& t) {
     auto* shape = tt->mutable_shape();
     for (const Dim& d : *t.shape) {
       auto* dim = shape->add_dim();
-      if (d.kind == Dim::Kind::Static) dim->set_dim_value(d.value);
-      else if (d.kind == Dim::Kind::Symbolic) dim->set_dim_param(d.symbol);
+      if (d.kind == Dim::Kind::Static)
+        dim->set_dim_value(d.value);
+      else if (d.kind == Dim::Kind::Symbolic)
+        dim->set_dim_param(d.symbol);
     }
   }
   return out;

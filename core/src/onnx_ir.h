@@ -45,7 +45,7 @@ struct OnnxModel {
   std::vector<Initializer> initializers;
   std::vector<GraphIO> inputs;
   std::vector<GraphIO> outputs;
-  std::map<std::string, int> opset_imports;                  // "" is the default domain
+  std::map<std::string, int> opset_imports;                      // "" is the default domain
   std::unordered_map<std::string, onnx::TypeProto> value_types;  // from per-node inference
 };
 

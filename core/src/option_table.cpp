@@ -213,8 +213,9 @@ OptionRow switch_row(const char* key, const char* flag, bool ExportOptions::*fie
 template <class T>
 OptionRow integer_row(const char* key, const char* flag, T ExportOptions::*field, const char* value_name,
                       const char* config_value, const std::string& help) {
-  ExportOption doc{key, flag, FlagForm::Value, FlagMerge::Replace, value_name, config_value,
-                   std::to_string(ExportOptions{}.*field), help};
+  ExportOption doc{
+      key, flag, FlagForm::Value, FlagMerge::Replace, value_name, config_value, std::to_string(ExportOptions{}.*field),
+      help};
   const std::string flag_name = flag;
   return field_row<T>(
       doc, field, [flag_name](const std::string& text, T& v) { v = integer_from_text<T>(flag_name, text); },
@@ -225,8 +226,14 @@ OptionRow integer_row(const char* key, const char* flag, T ExportOptions::*field
 template <class E>
 OptionRow enum_row(const char* key, const char* flag, E ExportOptions::*field, const char* value_name,
                    E (*parse)(const std::string&), const char* (*name)(E), const std::string& help) {
-  ExportOption doc{key, flag, FlagForm::Value, FlagMerge::Replace, value_name,
-                   std::string("a string: ") + value_name, name(ExportOptions{}.*field), help};
+  ExportOption doc{key,
+                   flag,
+                   FlagForm::Value,
+                   FlagMerge::Replace,
+                   value_name,
+                   std::string("a string: ") + value_name,
+                   name(ExportOptions{}.*field),
+                   help};
   return field_row<E>(
       doc, field, [parse](const std::string& text, E& v) { v = parse(text); },
       [parse](const Json& j, const std::string& expected) { return parse(string_from_json(j, expected)); },
@@ -245,8 +252,13 @@ OptionRow name_list_row(const char* key, const char* flag, std::vector<std::stri
 // --external-data [FILE]; in a config file true, false or the file name.
 OptionRow external_data_row() {
   OptionRow row;
-  row.doc = {"external_data", "--external-data", FlagForm::OptionalValue, FlagMerge::Replace, "FILE",
-             "true, false or a file name", "",
+  row.doc = {"external_data",
+             "--external-data",
+             FlagForm::OptionalValue,
+             FlagMerge::Replace,
+             "FILE",
+             "true, false or a file name",
+             "",
              "write every initializer to one file beside the model (ONNX external data, large tensors at 64 KiB "
              "offsets for mmap): FILE, or MODEL.onnx.data without one. Models whose parameters pass protobuf's "
              "2 GiB limit use MODEL.onnx.data on their own"};

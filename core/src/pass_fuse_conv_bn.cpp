@@ -56,7 +56,8 @@ std::optional<ConvBn> fusable_pair(OnnxModel& model, size_t i, const Uses& uses)
   const bool has_bias = conv.input_size() > 2 && !conv.input(2).empty();
   pair.weight = conv.input_size() > 1 ? find_initializer(model, conv.input(1)) : nullptr;
   pair.bias = has_bias ? find_initializer(model, conv.input(2)) : nullptr;
-  if (!pair.weight || uses.count(pair.weight->name) != 1 || (has_bias && (!pair.bias || uses.count(pair.bias->name) != 1)))
+  if (!pair.weight || uses.count(pair.weight->name) != 1 ||
+      (has_bias && (!pair.bias || uses.count(pair.bias->name) != 1)))
     return std::nullopt;
   pair.scale = find_initializer(model, bn.input(1));
   pair.shift = find_initializer(model, bn.input(2));
@@ -90,7 +91,8 @@ std::string new_bias_name(const ConvBn& pair, const OnnxModel& model, const Uses
   const std::string suffix = ".weight";
   const bool ends_in_weight =
       w_name.size() > suffix.size() && w_name.compare(w_name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  std::string name = ends_in_weight ? w_name.substr(0, w_name.size() - suffix.size()) + ".bias" : w_name + "_fused_bias";
+  std::string name =
+      ends_in_weight ? w_name.substr(0, w_name.size() - suffix.size()) + ".bias" : w_name + "_fused_bias";
   if (find_initializer(model, name) || uses.readers.count(name)) name = pair.bn->output(0) + "_fused_bias";
   return name;
 }

@@ -25,9 +25,12 @@ size_t peak_rss_bytes() {
 std::vector<std::string> graph_input_names(const ExportOptions& o, size_t count) {
   std::vector<std::string> names;
   for (size_t i = 0; i < count; ++i) {
-    if (i < o.input_names.size()) names.push_back(o.input_names[i]);
-    else if (i < o.inputs.size() && !o.inputs[i].name.empty()) names.push_back(o.inputs[i].name);
-    else names.push_back("input_" + std::to_string(i));
+    if (i < o.input_names.size())
+      names.push_back(o.input_names[i]);
+    else if (i < o.inputs.size() && !o.inputs[i].name.empty())
+      names.push_back(o.inputs[i].name);
+    else
+      names.push_back("input_" + std::to_string(i));
   }
   return names;
 }

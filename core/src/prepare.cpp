@@ -49,8 +49,10 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   torch::jit::Inline(*graph);
   // Training mode keeps mutated buffers (BatchNorm statistics) as attributes read through self.
   if (!graph->inputs().empty() && graph->inputs()[0]->type()->cast<c10::ClassType>()) {
-    if (graph->inputs()[0]->hasUses()) out.self = frozen;
-    else graph->eraseInput(0);
+    if (graph->inputs()[0]->hasUses())
+      out.self = frozen;
+    else
+      graph->eraseInput(0);
   }
   bind_default_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, out.self ? 1 : 0);
   return graph;
@@ -114,10 +116,9 @@ std::shared_ptr<torch::jit::Graph> trace_control_flow(const std::shared_ptr<torc
 
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   PreparedGraph out;
-  std::shared_ptr<torch::jit::Graph> graph = loaded.module
-                                                 ? frozen_forward(*loaded.module, loaded.module_owned,
-                                                                  loaded.inputs.size(), options, out)
-                                                 : traced_function_graph(loaded, out);
+  std::shared_ptr<torch::jit::Graph> graph =
+      loaded.module ? frozen_forward(*loaded.module, loaded.module_owned, loaded.inputs.size(), options, out)
+                    : traced_function_graph(loaded, out);
   loaded.module.reset();  // the frozen graph (and `self`, if it is still read) hold what the export needs
   clean_up(graph, out);
 

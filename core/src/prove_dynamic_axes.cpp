@@ -30,8 +30,8 @@ ErrorContext context_of(const torch::jit::Node* n, const std::string& model_file
 }  // namespace
 
 std::vector<std::string> prove_dynamic_axes(const PreparedGraph& prepared, const std::vector<std::string>& input_names,
-                                            const ValueNames& names, const OnnxModel& model,
-                                            const ExportOptions& o, const std::string& model_file) {
+                                            const ValueNames& names, const OnnxModel& model, const ExportOptions& o,
+                                            const std::string& model_file) {
   std::vector<std::string> runs;
   if (o.dynamic_axes.empty() || !o.check_dynamic_axes) return runs;
   std::vector<c10::IValue> inputs;
@@ -63,8 +63,7 @@ std::vector<std::string> prove_dynamic_axes(const PreparedGraph& prepared, const
     const auto last = msg.find_last_of('\n', msg.find_last_not_of("\n "));
     std::string tail = msg.substr(last == std::string::npos ? 0 : last + 1);
     throw ExportError("with the dynamic axes resized (" + what.str() + ") the model no longer runs: " +
-                          (tail.empty() ? msg.substr(0, 200) : tail) +
-                          ": a size of the example input was baked in",
+                          (tail.empty() ? msg.substr(0, 200) : tail) + ": a size of the example input was baked in",
                       ErrorContext::for_file(model_file, hint));
   }
   std::unordered_map<const torch::jit::Value*, const at::Tensor*> probe;

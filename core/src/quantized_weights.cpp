@@ -136,15 +136,13 @@ class Rebuilder {
     const bool conv1d = c.kind == Kind::PackedConv && read_as_conv1d(c);
     if (conv1d) weight = weight.squeeze(2);
     Value* w = quantized_tensor(c, weight, leaf(c, "weight"));
-    Value* bias = bias_iv.isTensor() ? constant(bias_iv.toTensor(), leaf(c, "bias"))
-                                     : graph_.insertConstant(c10::IValue());
+    Value* bias =
+        bias_iv.isTensor() ? constant(bias_iv.toTensor(), leaf(c, "bias")) : graph_.insertConstant(c10::IValue());
     if (c.kind == Kind::PackedLinear) return insert(c, "quantized::linear_prepack", {w, bias});
     return conv_prepack(c, w, bias, weight.dim() - 2, conv1d);
   }
 
-  std::string unique(const std::string& name) {
-    return !name.empty() && used_names_.insert(name).second ? name : "";
-  }
+  std::string unique(const std::string& name) { return !name.empty() && used_names_.insert(name).second ? name : ""; }
   std::string leaf(const QuantizedConstant& c, const std::string& leaf) {
     return c.name.empty() ? "" : unique(c.name + "." + leaf);
   }
@@ -211,13 +209,35 @@ class Rebuilder {
 // (torch.onnx's `quantized_args` ops): exported as DequantizeLinear -> float op ->
 // QuantizeLinear with the input's parameters.
 const std::set<std::string>& keeps_qparams() {
-  static const std::set<std::string> ops{
-      "aten::max_pool1d", "aten::max_pool2d", "aten::max_pool3d", "aten::avg_pool1d", "aten::avg_pool2d",
-      "aten::avg_pool3d", "aten::adaptive_avg_pool1d", "aten::adaptive_avg_pool2d", "aten::adaptive_avg_pool3d",
-      "aten::relu", "aten::relu_", "aten::hardtanh", "aten::hardtanh_", "aten::clamp", "aten::flatten",
-      "aten::reshape", "aten::view", "aten::permute", "aten::transpose", "aten::squeeze", "aten::unsqueeze",
-      "aten::contiguous", "aten::select", "aten::slice", "aten::mean", "aten::upsample_nearest1d",
-      "aten::upsample_nearest2d", "aten::upsample_nearest3d", "aten::upsample_bilinear2d"};
+  static const std::set<std::string> ops{"aten::max_pool1d",
+                                         "aten::max_pool2d",
+                                         "aten::max_pool3d",
+                                         "aten::avg_pool1d",
+                                         "aten::avg_pool2d",
+                                         "aten::avg_pool3d",
+                                         "aten::adaptive_avg_pool1d",
+                                         "aten::adaptive_avg_pool2d",
+                                         "aten::adaptive_avg_pool3d",
+                                         "aten::relu",
+                                         "aten::relu_",
+                                         "aten::hardtanh",
+                                         "aten::hardtanh_",
+                                         "aten::clamp",
+                                         "aten::flatten",
+                                         "aten::reshape",
+                                         "aten::view",
+                                         "aten::permute",
+                                         "aten::transpose",
+                                         "aten::squeeze",
+                                         "aten::unsqueeze",
+                                         "aten::contiguous",
+                                         "aten::select",
+                                         "aten::slice",
+                                         "aten::mean",
+                                         "aten::upsample_nearest1d",
+                                         "aten::upsample_nearest2d",
+                                         "aten::upsample_nearest3d",
+                                         "aten::upsample_bilinear2d"};
   return ops;
 }
 

@@ -44,17 +44,22 @@ void visit_nodes(const torch::jit::Block* block, const std::function<void(const 
     }
     auto from = registry.earliest_opset(kind);
     if (const auto dot = kind.find('.', kind.find("::")); dot != std::string::npos) {  // an overload's key
-      if (!from) from = registry.earliest_opset(kind.substr(0, dot));
-      else if (auto by_name = registry.earliest_opset(kind.substr(0, dot))) from = std::min(*from, *by_name);
+      if (!from)
+        from = registry.earliest_opset(kind.substr(0, dot));
+      else if (auto by_name = registry.earliest_opset(kind.substr(0, dot)))
+        from = std::min(*from, *by_name);
     }
     if (from && *from > opset) {
       os << " (supported from opset " << *from << ")";
       later_opset = true;
     }
   }
-  throw UnsupportedOpError(os.str(), ErrorContext::for_file(
-                                         model_file, later_opset ? "raise --opset, or add an op pack mapping the rest (--plugin-dir)"
-                                                                 : "add an op pack that maps them (--plugin-dir DIR); `onnxport ops` lists what is mapped"));
+  throw UnsupportedOpError(
+      os.str(),
+      ErrorContext::for_file(
+          model_file, later_opset
+                          ? "raise --opset, or add an op pack mapping the rest (--plugin-dir)"
+                          : "add an op pack that maps them (--plugin-dir DIR); `onnxport ops` lists what is mapped"));
 }
 
 }  // namespace

@@ -112,8 +112,8 @@ std::string source_of(const torch::jit::Node* node) {
   return file + ":" + std::to_string(std::get<1>(*flc));
 }
 
-std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(const torch::jit::Graph& graph,
-                                                                               const std::vector<torch::jit::IValue>& inputs) {
+std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
+    const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
   // A copy of the graph that also returns every top-level tensor value, run once.
   auto recorder = const_cast<torch::jit::Graph&>(graph).copy();  // copy() is not const, but reads only
   std::vector<const torch::jit::Value*> originals;
@@ -172,8 +172,10 @@ void copy_dtypes(const torch::jit::Block* from, torch::jit::Block* to) {
   auto f = from->nodes().begin();
   auto t = to->nodes().begin();
   for (; f != from->nodes().end() && t != to->nodes().end(); ++f, ++t) {
-    for (size_t i = 0; i < f->outputs().size() && i < t->outputs().size(); ++i) copy_value(f->outputs()[i], t->outputs()[i]);
-    for (size_t b = 0; b < f->blocks().size() && b < t->blocks().size(); ++b) copy_dtypes(f->blocks()[b], t->blocks()[b]);
+    for (size_t i = 0; i < f->outputs().size() && i < t->outputs().size(); ++i)
+      copy_value(f->outputs()[i], t->outputs()[i]);
+    for (size_t b = 0; b < f->blocks().size() && b < t->blocks().size(); ++b)
+      copy_dtypes(f->blocks()[b], t->blocks()[b]);
   }
 }
 }  // namespace

@@ -37,8 +37,8 @@ void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std
 // Run a graph once on example inputs and set concrete types on its top-level values.
 void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
 // Run a graph once and return every top-level tensor value it computed (graph inputs too).
-std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(const torch::jit::Graph& graph,
-                                                                               const std::vector<torch::jit::IValue>& inputs);
+std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
+    const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
 
 DType dtype_of(at::ScalarType t);
 at::ScalarType scalar_type_of(DType t);

@@ -46,8 +46,8 @@ Value* is_complex(Graph& g, const TorchNode& n, const Args& a) {
 
 Value* is_signed(Graph& g, const TorchNode& n, const Args& a) {
   const DType d = known_dtype(n, a.tensor(0));
-  const bool unsigned_type = d == DType::Bool || d == DType::UInt8 || d == DType::UInt16 || d == DType::UInt32 ||
-                             d == DType::UInt64;
+  const bool unsigned_type =
+      d == DType::Bool || d == DType::UInt8 || d == DType::UInt16 || d == DType::UInt32 || d == DType::UInt64;
   return g.constant(Tensor::scalar_bool(!unsigned_type));
 }
 
@@ -72,10 +72,17 @@ Value* prim_layout(Graph& g, const TorchNode&, const Args&) { return g.constant_
 
 void add_casts(Registrar& r) {
   const std::pair<const char*, DType> casts[] = {
-      {"Byte", DType::UInt8},          {"Char", DType::Int8},   {"Short", DType::Int16},
-      {"Int", DType::Int32},           {"Long", DType::Int64},  {"Half", DType::Float16},
-      {"Float", DType::Float},         {"Double", DType::Double}, {"Bool", DType::Bool},
-      {"BFloat16", DType::BFloat16},   {"ComplexFloat", DType::Complex64},
+      {"Byte", DType::UInt8},
+      {"Char", DType::Int8},
+      {"Short", DType::Int16},
+      {"Int", DType::Int32},
+      {"Long", DType::Int64},
+      {"Half", DType::Float16},
+      {"Float", DType::Float},
+      {"Double", DType::Double},
+      {"Bool", DType::Bool},
+      {"BFloat16", DType::BFloat16},
+      {"ComplexFloat", DType::Complex64},
       {"ComplexDouble", DType::Complex128},
   };
   for (const auto& [name, dtype] : casts) r.add(std::string("aten::_cast_") + name, 9, cast_to(dtype));

@@ -22,10 +22,8 @@ void check_supported(const TorchNode& n, DType dtype) {
                           " is complex; ONNX has no complex tensor ops, so the exporter cannot produce it "
                           "(keep complex math outside the exported model)");
     case DType::String:
-    case DType::Undefined:
-      throw ArgumentError(n.kind + ": cannot create a tensor of dtype " + dtype_name(dtype));
-    default:
-      return;
+    case DType::Undefined: throw ArgumentError(n.kind + ": cannot create a tensor of dtype " + dtype_name(dtype));
+    default: return;
   }
 }
 

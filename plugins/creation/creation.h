@@ -9,10 +9,12 @@
 
 namespace onnxport::creation {
 
-void add_factories(Registrar& r);  // zeros/ones/full/empty(+_like, new_), fill_, zero_, eye, one_hot, tensor, scalar_tensor
-void add_ranges(Registrar& r);     // arange, _dim_arange, linspace, logspace, tril/triu_indices, window functions
-void add_random(Registrar& r);     // rand/randn(+_like), randint(+_like), normal, uniform_, bernoulli, multinomial
-void add_casts(Registrar& r);      // _cast_*, is_floating_point, item, identities (lift, conj, ...), prim::dtype/device/layout/data
+void add_factories(
+    Registrar& r);  // zeros/ones/full/empty(+_like, new_), fill_, zero_, eye, one_hot, tensor, scalar_tensor
+void add_ranges(Registrar& r);  // arange, _dim_arange, linspace, logspace, tril/triu_indices, window functions
+void add_random(Registrar& r);  // rand/randn(+_like), randint(+_like), normal, uniform_, bernoulli, multinomial
+void add_casts(
+    Registrar& r);  // _cast_*, is_floating_point, item, identities (lift, conj, ...), prim::dtype/device/layout/data
 
 // ---- shared by the files above (common.cpp)
 

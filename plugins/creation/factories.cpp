@@ -105,9 +105,8 @@ Value* eye(Graph& g, const TorchNode& n, const Args& a) {
 Value* one_hot(Graph& g, const TorchNode&, const Args& a) {
   Value* self = cast(g, a.tensor(0), DType::Int64);
   const int64_t num_classes = a.is_none(1) ? -1 : a.i(1);
-  Value* depth = num_classes >= 0
-                     ? g.constant_int(num_classes)
-                     : g.op("Add", {reduce(g, "ReduceMax", self, {}, false), g.constant_int(1)});
+  Value* depth = num_classes >= 0 ? g.constant_int(num_classes)
+                                  : g.op("Add", {reduce(g, "ReduceMax", self, {}, false), g.constant_int(1)});
   return g.op("OneHot", {self, depth, g.constant_ints({0, 1})}, {{"axis_i", -1}});
 }
 
@@ -120,7 +119,8 @@ Value* scalar_tensor(Graph& g, const TorchNode& n, const Args& a) {
 // Nested TorchScript lists of numbers -> a tensor of `dtype` (each level stacks its elements).
 Value* stack_numbers(Graph& g, const TorchNode& n, Value* data, DType dtype) {
   if (!data->is_list()) {
-    if (!data->is_tensor()) throw ArgumentError(n.kind + ": a data element is " + data->describe() + ", expected a number");
+    if (!data->is_tensor())
+      throw ArgumentError(n.kind + ": a data element is " + data->describe() + ", expected a number");
     return cast(g, to_scalar(g, data), dtype);
   }
   const auto& items = data->elements();

@@ -14,18 +14,18 @@ using namespace helpers;
 
 void refuse_generator(const TorchNode& n, const Args& a) {
   if (auto i = arg_index(n, "generator"); i && !a.is_none(*i))
-    throw ArgumentError(n.kind + ": a torch.Generator cannot be exported; ONNX random ops use the runtime's own "
+    throw ArgumentError(n.kind +
+                        ": a torch.Generator cannot be exported; ONNX random ops use the runtime's own "
                         "generator (drop the generator argument)");
 }
 
 // The dtype ONNX's random ops draw in (float16/float/double); other floats are cast afterwards.
-DType draw_dtype(DType dtype) {
-  return dtype == DType::Float16 || dtype == DType::Double ? dtype : DType::Float;
-}
+DType draw_dtype(DType dtype) { return dtype == DType::Float16 || dtype == DType::Double ? dtype : DType::Float; }
 
 DType floating_result(const TorchNode& n, const Args& a, DType fallback, std::optional<size_t> pos) {
   const DType dtype = result_dtype(n, a, fallback, pos);
-  if (!is_floating(dtype)) throw ArgumentError(n.kind + " samples floating point values; dtype " + dtype_name(dtype) + " is not");
+  if (!is_floating(dtype))
+    throw ArgumentError(n.kind + " samples floating point values; dtype " + dtype_name(dtype) + " is not");
   return dtype;
 }
 
@@ -157,7 +157,8 @@ Value* multinomial(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t samples = a.i(1);
   const bool replacement = !a.is_none(2) && a.b(2);
   const int64_t rank = rank_of(self, n.kind + " input");
-  if (rank != 1 && rank != 2) throw ArgumentError(n.kind + ": the weights must be 1-d or 2-d, got rank " + std::to_string(rank));
+  if (rank != 1 && rank != 2)
+    throw ArgumentError(n.kind + ": the weights must be 1-d or 2-d, got rank " + std::to_string(rank));
   Value* w = cast(g, self, DType::Float);
   if (rank == 1) w = unsqueeze(g, w, {0});
   Value* log_w = g.op("Log", {w});
@@ -166,7 +167,8 @@ Value* multinomial(Graph& g, const TorchNode& n, const Args& a) {
     out = g.op("Multinomial", {log_w}, {{"sample_size_i", samples}, {"dtype_i", static_cast<int64_t>(DType::Int64)}});
   } else {
     // Gumbel noise -log(-log(u)); u is kept off 0 so that the noise stays finite.
-    Value* u = g.op("RandomUniformLike", {log_w}, {{"low_f", static_cast<double>(std::numeric_limits<float>::min())}, {"high_f", 1.0}});
+    Value* u = g.op("RandomUniformLike", {log_w},
+                    {{"low_f", static_cast<double>(std::numeric_limits<float>::min())}, {"high_f", 1.0}});
     Value* gumbel = g.op("Neg", {g.op("Log", {g.op("Neg", {g.op("Log", {u})})})});
     Value* keys = g.op("Add", {log_w, gumbel});
     if (g.opset() >= 10)

@@ -26,7 +26,7 @@ Value* empty_of(Graph& g, const TorchNode& n, DType dtype) {
 struct Bounds {
   Value* start = nullptr;  // nullptr: 0
   Value* end = nullptr;
-  Value* step = nullptr;   // nullptr: 1
+  Value* step = nullptr;  // nullptr: 1
   std::optional<size_t> dtype_pos;
 };
 
@@ -41,16 +41,33 @@ Bounds bounds_of(const TorchNode& n, const Args& a) {
   std::optional<size_t> start, end, step;
   switch (a.size()) {
     case 2: end = 0; break;
-    case 5: end = 0; b.dtype_pos = 1; break;
-    case 6: start = 0; end = 1; b.dtype_pos = 2; break;
-    case 4: start = 0; end = 1; step = 2; break;
-    case 7: start = 0; end = 1; step = 2; b.dtype_pos = 3; break;
+    case 5:
+      end = 0;
+      b.dtype_pos = 1;
+      break;
+    case 6:
+      start = 0;
+      end = 1;
+      b.dtype_pos = 2;
+      break;
+    case 4:
+      start = 0;
+      end = 1;
+      step = 2;
+      break;
+    case 7:
+      start = 0;
+      end = 1;
+      step = 2;
+      b.dtype_pos = 3;
+      break;
     default: break;
   }
   b.start = pick("start", start);
   b.end = pick("end", end);
   b.step = pick("step", step);
-  if (!b.end) throw ArgumentError(n.kind + ": cannot find the `end` argument among " + std::to_string(a.size()) + " arguments");
+  if (!b.end)
+    throw ArgumentError(n.kind + ": cannot find the `end` argument among " + std::to_string(a.size()) + " arguments");
   return b;
 }
 
@@ -94,7 +111,8 @@ Value* linspace_double(Graph& g, const TorchNode& n, Value* start_v, Value* end_
   Value* start = as_double(g, start_v);
   Value* end = as_double(g, end_v);
   Value* steps = cast(g, to_scalar(g, steps_v), DType::Int64);
-  if (auto c = steps->maybe_int(); c && *c < 0) throw ArgumentError(n.kind + ": steps must be non-negative, got " + std::to_string(*c));
+  if (auto c = steps->maybe_int(); c && *c < 0)
+    throw ArgumentError(n.kind + ": steps must be non-negative, got " + std::to_string(*c));
   Value* idx = index_range(g, steps);
   Value* idx_d = cast(g, idx, DType::Double);
   Value* last = g.op("Sub", {cast(g, steps, DType::Double), g.constant_scalar(DType::Double, 1)});
@@ -142,7 +160,8 @@ Symbolic triangle_indices(bool lower) {
           if (keep(r, c)) rs.push_back(r), cs.push_back(c);
       std::vector<int64_t> both = rs;
       both.insert(both.end(), cs.begin(), cs.end());
-      return {cast(g, reshape(g, g.constant_ints(both), std::vector<int64_t>{2, static_cast<int64_t>(rs.size())}), dtype)};
+      return {
+          cast(g, reshape(g, g.constant_ints(both), std::vector<int64_t>{2, static_cast<int64_t>(rs.size())}), dtype)};
     }
     // NonZero lists the true positions of the [row, col] mask in row-major order.
     Value* r = unsqueeze(g, index_range(g, cast(g, to_scalar(g, a.at(0)), DType::Int64)), {1});

@@ -105,7 +105,8 @@ Value* leaky_relu(Graph& g, const TorchNode&, const Args& a) {
 Value* elu(Graph& g, const TorchNode& n, const Args& a) {
   const double scale = number_or(a, 2, 1.0), input_scale = number_or(a, 3, 1.0);
   if (scale != 1.0 || input_scale != 1.0)
-    throw ArgumentError(n.kind + " with scale/input_scale other than 1 has no ONNX mapping (use aten::selu or plain ELU)");
+    throw ArgumentError(n.kind +
+                        " with scale/input_scale other than 1 has no ONNX mapping (use aten::selu or plain ELU)");
   return g.op("Elu", {a.tensor(0)}, {{"alpha_f", number_or(a, 1, 1.0)}});
 }
 

@@ -92,7 +92,8 @@ Symbolic rounding(const std::string& onnx_op) {
   return [onnx_op](Graph& g, const TorchNode&, const Args& a) {
     Value* x = a.tensor(0);
     if (is_int_or_bool(dtype_of(x))) return std::vector<Value*>{x};
-    if (onnx_op == "Trunc") return std::vector<Value*>{g.op("Mul", {g.op("Sign", {x}), g.op("Floor", {g.op("Abs", {x})})})};
+    if (onnx_op == "Trunc")
+      return std::vector<Value*>{g.op("Mul", {g.op("Sign", {x}), g.op("Floor", {g.op("Abs", {x})})})};
     return std::vector<Value*>{g.op(onnx_op, {x})};
   };
 }

@@ -24,7 +24,8 @@ Value* floor_div_integral(Graph& g, Value* x, Value* y) {
 
 Value* equal(Graph& g, Value* x, Value* y) {
   const DType d = dtype_of(x);
-  if (is_floating(d) && g.opset() < 11) return g.op("Not", {g.op("Or", {g.op("Less", {x, y}), g.op("Greater", {x, y})})});
+  if (is_floating(d) && g.opset() < 11)
+    return g.op("Not", {g.op("Or", {g.op("Less", {x, y}), g.op("Greater", {x, y})})});
   if (d == DType::Bool || d == DType::Int32 || d == DType::Int64 || g.opset() >= 11) return g.op("Equal", {x, y});
   return g.op("Equal", {cast(g, x, DType::Int64), cast(g, y, DType::Int64)});
 }

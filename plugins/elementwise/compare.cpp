@@ -42,8 +42,7 @@ Symbolic compare(const std::string& onnx_op, bool negate) {
 
 Symbolic logical(const std::string& onnx_op) {
   return [onnx_op](Graph& g, const TorchNode&, const Args& a) {
-    return std::vector<Value*>{
-        g.op(onnx_op, {cast(g, a.tensor(0), DType::Bool), cast(g, a.tensor(1), DType::Bool)})};
+    return std::vector<Value*>{g.op(onnx_op, {cast(g, a.tensor(0), DType::Bool), cast(g, a.tensor(1), DType::Bool)})};
   };
 }
 

@@ -180,7 +180,8 @@ Value* ldexp(Graph& g, const TorchNode&, const Args& a) {
 Value* sgn(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const DType d = dtype_of(x);
-  if (d == DType::Complex64 || d == DType::Complex128) throw ArgumentError(n.kind + " of complex tensors has no ONNX mapping");
+  if (d == DType::Complex64 || d == DType::Complex128)
+    throw ArgumentError(n.kind + " of complex tensors has no ONNX mapping");
   if (d == DType::Bool) return x;
   return g.op("Sign", {x});
 }

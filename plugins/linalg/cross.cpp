@@ -33,7 +33,8 @@ Value* cross(Graph& g, const TorchNode& n, const Args& a) {
   if (!a.is_none(2)) return cross_along(g, n, x, y, a.i(2));
   auto shape = static_shape(x);
   if (!shape)
-    throw ArgumentError(n.kind + " without a dim needs the input's static shape to find its first dim of size 3 (found " +
+    throw ArgumentError(n.kind +
+                        " without a dim needs the input's static shape to find its first dim of size 3 (found " +
                         x->describe() + "); pass dim explicitly");
   for (size_t d = 0; d < shape->size(); ++d)
     if ((*shape)[d] == 3) return cross_along(g, n, x, y, static_cast<int64_t>(d));

@@ -8,11 +8,11 @@
 
 namespace onnxport::linalg {
 
-void add_products(Registrar& r);   // dot, vdot, mv, outer, ger, inner, tensordot, einsum, kron, trace
-void add_scaled(Registrar& r);     // addmv, addr, baddbmm
-void add_cross(Registrar& r);      // cross, linalg_cross
-void add_det(Registrar& r);        // linalg_det, det, logdet
-void add_distance(Registrar& r);   // cdist, pairwise_distance, cosine_similarity
+void add_products(Registrar& r);  // dot, vdot, mv, outer, ger, inner, tensordot, einsum, kron, trace
+void add_scaled(Registrar& r);    // addmv, addr, baddbmm
+void add_cross(Registrar& r);     // cross, linalg_cross
+void add_det(Registrar& r);       // linalg_det, det, logdet
+void add_distance(Registrar& r);  // cdist, pairwise_distance, cosine_similarity
 
 // Shared by the files above (products.cpp).
 

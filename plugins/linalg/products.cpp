@@ -48,7 +48,8 @@ Value* permuted(Graph& g, Value* v, const std::vector<int64_t>& perm) {
 
 // The contraction as an Einsum equation: a's dims are letters a, b, c, ...; b's contracted dims
 // reuse the letters of the a dims they pair with.
-std::string contraction_equation(int64_t ra, int64_t rb, const std::vector<int64_t>& da, const std::vector<int64_t>& db) {
+std::string contraction_equation(int64_t ra, int64_t rb, const std::vector<int64_t>& da,
+                                 const std::vector<int64_t>& db) {
   std::string lhs, rhs(static_cast<size_t>(rb), ' '), out;
   for (int64_t i = 0; i < ra; ++i) lhs += static_cast<char>('a' + i);
   char next = static_cast<char>('a' + ra);
@@ -118,8 +119,7 @@ Value* kron(Graph& g, const TorchNode& n, const Args& a) {
 // trace(self): the sum of the main diagonal of a matrix (integers sum as int64).
 Value* trace(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = reduce::widen_integral(g, a.tensor(0));
-  if (auto r = x->rank(); r && *r != 2)
-    throw ArgumentError(n.kind + ": expected a 2-d tensor, found " + x->describe());
+  if (auto r = x->rank(); r && *r != 2) throw ArgumentError(n.kind + ": expected a 2-d tensor, found " + x->describe());
   return helpers::reduce(g, "ReduceSum", g.op("Mul", {x, g.op("EyeLike", {x})}), {}, false);
 }
 

@@ -27,7 +27,8 @@ size_t spatial_dims(const TorchNode& n, const Value* x, const Value* w) {
 // PyTorch's padding='same': total d*(k-1) per dim, the odd element at the end.
 std::vector<int64_t> same_pads(const TorchNode& n, const Value* w, const std::vector<int64_t>& dilation) {
   auto shape = static_shape(w);
-  if (!shape) throw ArgumentError(n.kind + " with padding='same' needs the weight's static shape, got " + w->describe());
+  if (!shape)
+    throw ArgumentError(n.kind + " with padding='same' needs the weight's static shape, got " + w->describe());
   const size_t nd = dilation.size();
   std::vector<int64_t> pads(2 * nd);
   for (size_t i = 0; i < nd; ++i) {
@@ -90,8 +91,10 @@ Value* conv_nd(Graph& g, const TorchNode& n, const Args& a) {
   const size_t nd = spatial_dims(n, x, w);
   ConvSpec spec;
   spec.stride = per_dim(a, 3, nd, 1);
-  if (!a.is_none(4) && a.at(4)->maybe_string()) spec.padding_mode = a.s(4);
-  else spec.padding = per_dim(a, 4, nd, 0);
+  if (!a.is_none(4) && a.at(4)->maybe_string())
+    spec.padding_mode = a.s(4);
+  else
+    spec.padding = per_dim(a, 4, nd, 0);
   spec.dilation = per_dim(a, 5, nd, 1);
   spec.groups = a.is_none(6) ? 1 : a.i(6);
   return convolution(g, n, x, w, a.optional_tensor(2), spec);
@@ -135,14 +138,15 @@ Value* im2col(Graph& g, const TorchNode& n, const Args& a) {
     for (int64_t i = 0; i < k[0]; ++i) {
       for (int64_t j = 0; j < k[1]; ++j) {
         const int64_t end_h = (k[0] - 1 - i) * d[0], end_w = (k[1] - 1 - j) * d[1];
-        Value* patch = slice(g, x, {2, 3}, {i * d[0], j * d[1]}, {end_h ? -end_h : INT64_MAX, end_w ? -end_w : INT64_MAX},
-                             {s[0], s[1]});
+        Value* patch = slice(g, x, {2, 3}, {i * d[0], j * d[1]},
+                             {end_h ? -end_h : INT64_MAX, end_w ? -end_w : INT64_MAX}, {s[0], s[1]});
         patches.push_back(unsqueeze(g, patch, {2}));
       }
     }
     Value* stacked = reshape(g, concat(g, patches, 2), std::vector<int64_t>{0, 0, 0, -1});  // (N, C, K, L)
     Value* shape = shape_of(g, stacked);
-    Value* target = concat(g, {slice(g, shape, {0}, {0}, {1}), g.constant_ints({-1}), slice(g, shape, {0}, {3}, {4})}, 0);
+    Value* target =
+        concat(g, {slice(g, shape, {0}, {0}, {1}), g.constant_ints({-1}), slice(g, shape, {0}, {3}, {4})}, 0);
     return reshape(g, stacked, target);
   });
 }

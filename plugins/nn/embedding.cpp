@@ -61,7 +61,8 @@ std::vector<Value*> embedding_bag(Graph& g, const TorchNode& n, const Args& a) {
       if (keep_f) rows = g.op("Mul", {rows, keep_f});
       out = reduce(g, "ReduceSum", rows, {1}, false);
       if (mode == 1) {
-        Value* count = keep_f ? reduce(g, "ReduceSum", keep_f, {1}, false) : cast(g, size(g, indices, 1), dtype_of(weight));
+        Value* count =
+            keep_f ? reduce(g, "ReduceSum", keep_f, {1}, false) : cast(g, size(g, indices, 1), dtype_of(weight));
         out = g.op("Div", {out, g.op("Max", {count, scalar_like(g, 1.0, weight)})});
       }
     }
@@ -79,13 +80,16 @@ std::vector<Value*> embedding_bag(Graph& g, const TorchNode& n, const Args& a) {
     Value* member = g.op("And", {g.op("Not", {g.op("Less", {pos, unsqueeze(g, starts, {1})})}),
                                  g.op("Less", {pos, unsqueeze(g, ends, {1})})});  // (B, L)
     if (padding_idx)
-      member = g.op("And", {member, unsqueeze(g, g.op("Not", {g.op("Equal", {indices, g.constant_int(*padding_idx)})}), {0})});
+      member = g.op("And",
+                    {member, unsqueeze(g, g.op("Not", {g.op("Equal", {indices, g.constant_int(*padding_idx)})}), {0})});
     if (psw) rows = g.op("Mul", {rows, unsqueeze(g, psw, {1})});
     if (mode == 2) {
-      Value* masked = g.op("Where", {unsqueeze(g, member, {2}), unsqueeze(g, rows, {0}), scalar_like(g, -INFINITY, weight)});
+      Value* masked =
+          g.op("Where", {unsqueeze(g, member, {2}), unsqueeze(g, rows, {0}), scalar_like(g, -INFINITY, weight)});
       out = reduce(g, "ReduceMax", masked, {1}, false);  // (B, D)
-      Value* empty = unsqueeze(g, g.op("Not", {cast(g, reduce(g, "ReduceMax", cast(g, member, DType::Int32), {1}, false),
-                                                       DType::Bool)}), {1});
+      Value* empty = unsqueeze(
+          g, g.op("Not", {cast(g, reduce(g, "ReduceMax", cast(g, member, DType::Int32), {1}, false), DType::Bool)}),
+          {1});
       out = g.op("Where", {empty, scalar_like(g, 0.0, weight), out});  // PyTorch gives 0 for an empty bag
     } else {
       Value* member_f = cast(g, member, dtype_of(weight));
@@ -108,14 +112,17 @@ Value* embedding_renorm(Graph& g, const TorchNode& n, const Args& a) {
   Value* indices = reshape(g, as_index(g, a.tensor(1)), std::vector<int64_t>{1, -1});
   const double max_norm = a.f(2), p = a.f(3);
   Value* norm;
-  if (p == 2.0) norm = reduce(g, "ReduceL2", weight, {1}, true);
-  else if (p == 1.0) norm = reduce(g, "ReduceL1", weight, {1}, true);
+  if (p == 2.0)
+    norm = reduce(g, "ReduceL2", weight, {1}, true);
+  else if (p == 1.0)
+    norm = reduce(g, "ReduceL1", weight, {1}, true);
   else
-    norm = g.op("Pow", {reduce(g, "ReduceSum", g.op("Pow", {g.op("Abs", {weight}), scalar_like(g, p, weight)}), {1}, true),
-                        scalar_like(g, 1.0 / p, weight)});
+    norm =
+        g.op("Pow", {reduce(g, "ReduceSum", g.op("Pow", {g.op("Abs", {weight}), scalar_like(g, p, weight)}), {1}, true),
+                     scalar_like(g, 1.0 / p, weight)});
   Value* rows = unsqueeze(g, positions(g, n, weight, 0), {1});  // (V, 1)
-  Value* used = cast(g, reduce(g, "ReduceMax", cast(g, g.op("Equal", {rows, indices}), DType::Int32), {1}, true),
-                     DType::Bool);
+  Value* used =
+      cast(g, reduce(g, "ReduceMax", cast(g, g.op("Equal", {rows, indices}), DType::Int32), {1}, true), DType::Bool);
   Value* max_v = scalar_like(g, max_norm, weight);
   Value* too_long = g.op("And", {used, g.op("Greater", {norm, max_v})});
   Value* scale = g.op("Div", {max_v, g.op("Add", {norm, scalar_like(g, 1e-7, weight)})});

@@ -107,7 +107,8 @@ Value* cross_entropy(Graph& g, const TorchNode& n, const Args& a) {
     return unbatched && reduction == "none" ? squeeze(g, y, {0}) : y;
   }
   if (smoothing > 0.0)
-    throw ArgumentError(n.kind + ": label_smoothing with class-index targets has no ONNX equivalent; "
+    throw ArgumentError(n.kind +
+                        ": label_smoothing with class-index targets has no ONNX equivalent; "
                         "pass class probabilities or drop the smoothing");
   return with_class_batch(g, input, target, reduction, [&](Value* x) {
     std::vector<Value*> in{x, cast(g, target, DType::Int64)};
@@ -124,8 +125,8 @@ Value* bce_with_logits(Graph& g, const TorchNode&, const Args& a) {
   Value* weight = a.optional_tensor(2);
   Value* pos_weight = a.optional_tensor(3);
   Value* one = scalar(g, 1.0, x);
-  Value* softplus_neg = g.op("Add", {g.op("Softplus", {g.op("Neg", {g.op("Abs", {x})})}),
-                                     g.op("Relu", {g.op("Neg", {x})})});
+  Value* softplus_neg =
+      g.op("Add", {g.op("Softplus", {g.op("Neg", {g.op("Abs", {x})})}), g.op("Relu", {g.op("Neg", {x})})});
   Value* log_weight = one;
   if (pos_weight) log_weight = g.op("Add", {one, g.op("Mul", {g.op("Sub", {pos_weight, one}), t})});
   Value* loss = g.op("Add", {g.op("Mul", {g.op("Sub", {one, t}), x}), g.op("Mul", {log_weight, softplus_neg})});
@@ -235,8 +236,9 @@ Value* poisson_nll_loss(Graph& g, const TorchNode&, const Args& a) {
                        : g.op("Sub", {x, g.op("Mul", {t, g.op("Log", {g.op("Add", {x, scalar(g, a.f(4), x)})})})});
   if (a.b(3)) {
     // Stirling's approximation of log(target!), only where target > 1.
-    Value* stirling = g.op("Add", {g.op("Sub", {g.op("Mul", {t, g.op("Log", {t})}), t}),
-                                   g.op("Mul", {scalar(g, 0.5, x), g.op("Log", {g.op("Mul", {scalar(g, 2 * M_PI, x), t})})})});
+    Value* stirling =
+        g.op("Add", {g.op("Sub", {g.op("Mul", {t, g.op("Log", {t})}), t}),
+                     g.op("Mul", {scalar(g, 0.5, x), g.op("Log", {g.op("Mul", {scalar(g, 2 * M_PI, x), t})})})});
     loss = g.op("Add", {loss, g.op("Where", {g.op("Greater", {t, scalar(g, 1.0, t)}), stirling, scalar(g, 0.0, x)})});
   }
   return reduce_loss(g, loss, reduction_name(a, 5));
@@ -267,8 +269,8 @@ Value* cosine_embedding_loss(Graph& g, const TorchNode&, const Args& a) {
   Value* cos = g.op("Div", {dot, g.op("Sqrt", {g.op("Mul", {m1, m2})})});
   Value* zero = scalar(g, 0.0, x1);
   Value* pos = g.op("Where", {equals(g, t, scalar(g, 1.0, t)), g.op("Sub", {scalar(g, 1.0, x1), cos}), zero});
-  Value* neg = g.op("Where", {equals(g, t, scalar(g, -1.0, t)),
-                              g.op("Relu", {g.op("Sub", {cos, scalar(g, a.f(3), x1)})}), zero});
+  Value* neg = g.op(
+      "Where", {equals(g, t, scalar(g, -1.0, t)), g.op("Relu", {g.op("Sub", {cos, scalar(g, a.f(3), x1)})}), zero});
   return reduce_loss(g, g.op("Add", {pos, neg}), reduction_name(a, 4));
 }
 

@@ -97,9 +97,7 @@ std::vector<Value*> layer_normalization(Graph& g, const Args& a, int outputs) {
 }
 
 // layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
-Value* layer_norm_17(Graph& g, const TorchNode&, const Args& a) {
-  return layer_normalization(g, a, 1)[0];
-}
+Value* layer_norm_17(Graph& g, const TorchNode&, const Args& a) { return layer_normalization(g, a, 1)[0]; }
 
 struct Normalized {
   Value *y, *mean, *rstd;  // mean and 1/sqrt(var + eps) keep the reduced dims
@@ -190,10 +188,10 @@ Value* group_norm(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t rank = rank_of(x, n.kind);
   const DType dtype = float_dtype_of(x);
   Value* grouped = reshape(g, x, std::vector<int64_t>{0, groups, -1});
-  Value* normed = g.op("InstanceNormalization",
-                       {grouped, g.constant(full_tensor(dtype, {groups}, 1.0)),
-                        g.constant(full_tensor(dtype, {groups}, 0.0))},
-                       {{"epsilon_f", a.f(4)}});
+  Value* normed =
+      g.op("InstanceNormalization",
+           {grouped, g.constant(full_tensor(dtype, {groups}, 1.0)), g.constant(full_tensor(dtype, {groups}, 0.0))},
+           {{"epsilon_f", a.f(4)}});
   auto shape = static_shape(x);
   Value* y = shape ? reshape(g, normed, *shape) : reshape(g, normed, shape_of(g, x));
   return channel_affine(g, y, a.optional_tensor(2), a.optional_tensor(3), rank);

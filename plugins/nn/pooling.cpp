@@ -19,7 +19,7 @@ struct PoolSpec {
 };
 
 struct PoolPads {
-  std::vector<int64_t> pads;  // ONNX order: begins, then ends
+  std::vector<int64_t> pads;    // ONNX order: begins, then ends
   bool onnx_ceil_mode = false;  // ceil_mode left to ONNX (spatial sizes unknown)
 };
 
@@ -90,7 +90,8 @@ Symbolic max_pool(size_t nd, bool with_indices) {
     p.dilation = per_dim(a, 4, nd, 1);
     p.ceil_mode = !a.is_none(5) && a.b(5);
     if (!all_equal(p.dilation, 1) && g.opset() < 10)
-      throw ArgumentError(n.kind + " with dilation needs opset 10 or later (target is opset " + std::to_string(g.opset()) + ")");
+      throw ArgumentError(n.kind + " with dilation needs opset 10 or later (target is opset " +
+                          std::to_string(g.opset()) + ")");
     Value* x = a.tensor(0);
     const auto rank = x->rank();
     const bool unbatched = rank && *rank == static_cast<int64_t>(nd) + 1;
@@ -110,7 +111,8 @@ Symbolic max_pool(size_t nd, bool with_indices) {
 Symbolic avg_pool(size_t nd) {
   return [nd](Graph& g, const TorchNode& n, const Args& a) {
     if (!a.is_none(6))
-      throw ArgumentError(n.kind + ": divisor_override has no ONNX equivalent; remove it or export the pool as sum/scale");
+      throw ArgumentError(n.kind +
+                          ": divisor_override has no ONNX equivalent; remove it or export the pool as sum/scale");
     PoolSpec p;
     p.kernel = per_dim(a, 1, nd, 1);
     p.stride = a.is_none(2) || a.is(2).empty() ? p.kernel : per_dim(a, 2, nd, 1);
@@ -172,8 +174,8 @@ std::vector<int64_t> adaptive_kernel(const TorchNode& n, Value* in, const std::v
   for (size_t i = 0; i < nd; ++i) {
     auto size = static_dim(in, static_cast<int64_t>(i) - static_cast<int64_t>(nd));
     if (!size)
-      throw ArgumentError(n.kind + ": output size other than 1 needs static input spatial sizes, got " + in->describe() +
-                          " (ONNX has no adaptive pooling; declare those dims static)");
+      throw ArgumentError(n.kind + ": output size other than 1 needs static input spatial sizes, got " +
+                          in->describe() + " (ONNX has no adaptive pooling; declare those dims static)");
     if (out[i] <= 0 || *size % out[i] != 0)
       throw ArgumentError(n.kind + ": input size " + std::to_string(*size) + " of spatial dim " + std::to_string(i) +
                           " is not a multiple of output size " + std::to_string(out[i]) +
@@ -282,8 +284,10 @@ Value* get_pool_ceil_padding(Graph& g, const TorchNode& n, const Args& a) {
   const std::vector<int64_t> s = a.is_none(2) || a.is(2).empty() ? k : a.is(2);
   const auto shape = static_shape(x);
   if (!shape || shape->size() < p.size() || k.size() != p.size() || s.size() != p.size())
-    throw ArgumentError(n.kind + ": needs one kernel size, stride and padding per spatial dim and the input's static "
-                        "sizes, got " + x->describe());
+    throw ArgumentError(n.kind +
+                        ": needs one kernel size, stride and padding per spatial dim and the input's static "
+                        "sizes, got " +
+                        x->describe());
   std::vector<int64_t> extra;
   for (size_t i = 0; i < p.size(); ++i) {
     const int64_t in = (*shape)[shape->size() - p.size() + i];

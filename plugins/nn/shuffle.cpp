@@ -55,8 +55,7 @@ Value* channel_shuffle(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t rank = rank_of(x, n.kind);
   auto c = static_dim(x, 1);
   if (!c) throw ArgumentError(n.kind + " needs a static channel count (dim 1), got " + x->describe());
-  if (groups <= 0 || *c % groups != 0)
-    a.fail(1, "a group count dividing the " + std::to_string(*c) + " channels");
+  if (groups <= 0 || *c % groups != 0) a.fail(1, "a group count dividing the " + std::to_string(*c) + " channels");
   Value* split = reshape(g, x, std::vector<int64_t>{0, groups, *c / groups, -1});
   Value* swapped = transpose(g, split, {0, 2, 1, 3});
   auto shape = static_shape(x);

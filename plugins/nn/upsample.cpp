@@ -114,7 +114,8 @@ Value* resize_before_11(Graph& g, const TorchNode& n, Value* x, Interp mode, con
   if (g.opset() < 9) {  // Upsample-7: the scales are an attribute
     const Tensor* c = scales->maybe_tensor();
     if (!c)
-      throw ArgumentError(n.kind + ": at opset 8 the output size must be static (Upsample-7 takes constant scales); "
+      throw ArgumentError(n.kind +
+                          ": at opset 8 the output size must be static (Upsample-7 takes constant scales); "
                           "export at opset 9 or later");
     std::vector<double> s = c->as_doubles();
     return g.op("Upsample", {x}, {{"mode_s", "nearest"}, {"scales_f", s}});
@@ -179,15 +180,20 @@ Value* interpolate(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const size_t nd = spatial_rank(n, x, 0);
   const std::string mode = a.is_none(3) ? "nearest" : a.s(3);
-  if (a.size() > 6 && !a.is_none(6) && a.b(6))
-    throw ArgumentError(n.kind + ": antialias=True has no ONNX equivalent");
+  if (a.size() > 6 && !a.is_none(6) && a.b(6)) throw ArgumentError(n.kind + ": antialias=True has no ONNX equivalent");
   Interp interp;
-  if (mode == "nearest") interp = Interp::Nearest;
-  else if (mode == "nearest-exact") interp = Interp::NearestExact;
-  else if (mode == "linear" || mode == "bilinear" || mode == "trilinear") interp = Interp::Linear;
-  else if (mode == "bicubic") interp = Interp::Cubic;
-  else throw ArgumentError(n.kind + ": mode '" + mode + "' is not supported (use nearest, linear, bilinear, "
-                           "trilinear or bicubic; 'area' is adaptive_avg_pool)");
+  if (mode == "nearest")
+    interp = Interp::Nearest;
+  else if (mode == "nearest-exact")
+    interp = Interp::NearestExact;
+  else if (mode == "linear" || mode == "bilinear" || mode == "trilinear")
+    interp = Interp::Linear;
+  else if (mode == "bicubic")
+    interp = Interp::Cubic;
+  else
+    throw ArgumentError(n.kind + ": mode '" + mode +
+                        "' is not supported (use nearest, linear, bilinear, "
+                        "trilinear or bicubic; 'area' is adaptive_avg_pool)");
   Target t;
   if (!a.is_none(1)) {
     Value* s = a.at(1);

@@ -23,8 +23,8 @@ std::vector<Value*> unpack(Graph& g, const TorchNode& n, const Args& a) {
   if (v->is_list()) {
     const auto& items = v->elements();
     if (items.size() != want)
-      throw ArgumentError(n.kind + ": the list has " + std::to_string(items.size()) + " elements but the node unpacks " +
-                          std::to_string(want));
+      throw ArgumentError(n.kind + ": the list has " + std::to_string(items.size()) +
+                          " elements but the node unpacks " + std::to_string(want));
     return items;
   }
   // A 1-d tensor standing for an int list (e.g. the Shape of aten::size(x)).

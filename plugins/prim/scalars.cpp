@@ -43,9 +43,12 @@ Value* to(Graph& g, const TorchNode& n, const Args& a) {
   std::optional<size_t> other_arg = arg_index(n, "other");
   if (!dtype_arg && !other_arg && n.input_names.empty()) {
     // No schema names: tell the overloads apart by arity (see aten::to's schemas).
-    if (a.size() > 1 && a.at(1)->is_tensor() && !a.at(1)->is_constant()) other_arg = 1;
-    else if (a.size() == 6 || (a.size() == 5 && !a.at(1)->maybe_int() && !a.is_none(1))) dtype_arg = 2;
-    else if (a.size() >= 4) dtype_arg = 1;
+    if (a.size() > 1 && a.at(1)->is_tensor() && !a.at(1)->is_constant())
+      other_arg = 1;
+    else if (a.size() == 6 || (a.size() == 5 && !a.at(1)->maybe_int() && !a.is_none(1)))
+      dtype_arg = 2;
+    else if (a.size() >= 4)
+      dtype_arg = 1;
   }
   if (other_arg) return cast(g, x, dtype_of(a.tensor(*other_arg)));
   if (!dtype_arg || a.is_none(*dtype_arg)) return x;  // only device/layout/memory format change
@@ -57,8 +60,8 @@ Value* type_as(Graph& g, const TorchNode&, const Args& a) { return cast(g, a.ten
 }  // namespace
 
 void add_scalars(Registrar& r) {
-  for (const char* op : {"prim::NumToTensor", "aten::ScalarImplicit", "aten::detach", "aten::contiguous",
-                         "aten::clone", "aten::alias", "aten::lift_fresh", "aten::lift_fresh_copy"})
+  for (const char* op : {"prim::NumToTensor", "aten::ScalarImplicit", "aten::detach", "aten::contiguous", "aten::clone",
+                         "aten::alias", "aten::lift_fresh", "aten::lift_fresh_copy"})
     r.add(op, 1, identity());
   r.add("aten::Int", 1, to_int);
   r.add("aten::Float", 1, to_float);

@@ -120,8 +120,10 @@ Symbolic identity_test(bool negate) {
     Value* x = a.at(0);
     Value* y = a.at(1);
     bool same;
-    if (x->is_none() || y->is_none()) same = x->is_none() && y->is_none();
-    else if (x == y) same = true;
+    if (x->is_none() || y->is_none())
+      same = x->is_none() && y->is_none();
+    else if (x == y)
+      same = true;
     else
       throw ArgumentError(n.kind + " compares two values that are not None (" + x->describe() + ", " + y->describe() +
                           "): object identity has no ONNX equivalent");
@@ -164,15 +166,16 @@ std::vector<Value*> split_by_attribute(Graph& g, const TorchNode& n, Value* x, c
   std::vector<int64_t> sizes;
   for (int64_t done = 0; done < *total; done += piece) sizes.push_back(std::min(piece, *total - done));
   if (sizes.size() != n.num_outputs())
-    throw ArgumentError(n.kind + ": " + std::to_string(sizes.size()) + " pieces for " + std::to_string(n.num_outputs()) +
-                        " outputs");
+    throw ArgumentError(n.kind + ": " + std::to_string(sizes.size()) + " pieces for " +
+                        std::to_string(n.num_outputs()) + " outputs");
   return split(g, x, sizes, dim);
 }
 
 // prim::ConstantChunk(x)[chunks, dim]: torch.chunk with the count as a node attribute.
 std::vector<Value*> constant_chunk(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t chunks = int_attribute(n, "chunks");
-  return split_by_attribute(g, n, a.tensor(0), "chunks", [chunks](int64_t total) { return (total + chunks - 1) / chunks; });
+  return split_by_attribute(g, n, a.tensor(0), "chunks",
+                            [chunks](int64_t total) { return (total + chunks - 1) / chunks; });
 }
 
 // prim::ConstantSplit(x)[split_size, dim]: torch.split with the size as a node attribute.
@@ -233,7 +236,8 @@ void add_script_ops(Registrar& r) {
   r.add("prim::min", 9, number_extremum("Min"));
   r.add("prim::ConstantChunk", 9, constant_chunk);
   for (const char* op : {"prim::unchecked_cast", "prim::tolist"}) r.add(op, 9, identity());
-  r.add("prim::shape", 9, [](Graph& g, const TorchNode&, const Args& a) { return std::vector<Value*>{shape_of(g, a.tensor(0))}; });
+  r.add("prim::shape", 9,
+        [](Graph& g, const TorchNode&, const Args& a) { return std::vector<Value*>{shape_of(g, a.tensor(0))}; });
   r.add("aten::__contains__", 9, contains);
   r.add("aten::format", 9, no_string);
   r.add("prim::type", 9, no_string);  // a device's type name: devices mean nothing in ONNX

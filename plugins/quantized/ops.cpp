@@ -14,7 +14,8 @@ DType qdtype_of(const QTensor& t) { return dtype_of(t.q); }
 Symbolic binary(const std::string& onnx_op, bool relu) {
   return [onnx_op, relu](Graph& g, const TorchNode& n, const Args& a) {
     if (a.size() != 4)
-      throw ArgumentError(n.kind + " with a Scalar operand is not supported (its output scale is implicit); "
+      throw ArgumentError(n.kind +
+                          " with a Scalar operand is not supported (its output scale is implicit); "
                           "use the Tensor form (FloatFunctional.add/mul)");
     const QTensor x = qtensor_arg(a, 0), y = qtensor_arg(a, 1);
     Value* out = g.op(onnx_op, {dequantize(g, x), dequantize(g, y)});

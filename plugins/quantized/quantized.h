@@ -41,10 +41,10 @@ DType qdtype_from_scalar_type(int64_t scalar_type, const std::string& op);
 Value* quantize_output(Graph& g, Value* y, const Args& a, size_t scale_index, size_t zero_point_index, DType qdtype);
 
 // Registration.
-void add_quantize(Registrar& r);   // aten::quantize_per_tensor/_channel, dequantize, fake_quantize_*,
-                                   // _make_per_tensor/_channel_quantized_tensor
-void add_ops(Registrar& r);        // quantized::add, mul, cat, sigmoid, hardswish, leaky_relu, norms
-void add_weighted(Registrar& r);   // quantized::conv1d/2d/3d(_relu), conv_transpose1d/2d/3d, linear(_relu)
-                                   // and their prepack ops (packed weights)
+void add_quantize(Registrar& r);  // aten::quantize_per_tensor/_channel, dequantize, fake_quantize_*,
+                                  // _make_per_tensor/_channel_quantized_tensor
+void add_ops(Registrar& r);       // quantized::add, mul, cat, sigmoid, hardswish, leaky_relu, norms
+void add_weighted(Registrar& r);  // quantized::conv1d/2d/3d(_relu), conv_transpose1d/2d/3d, linear(_relu)
+                                  // and their prepack ops (packed weights)
 
 }  // namespace onnxport::quantized

@@ -52,10 +52,10 @@ Symbolic conv_prepack(int64_t spatial, bool transposed) {
       return g.constant_ints(v);
     };
     const size_t at = transposed ? 1 : 0;  // transposed prepacks take output_padding before dilation
-    Value* output_padding = transposed ? checked(4, "output_padding")
-                                       : g.constant_ints(std::vector<int64_t>(spatial, 0));
-    return std::vector<Value*>{g.list({a.at(0), a.at(1), checked(2, "stride"), checked(3, "padding"),
-                                       output_padding, checked(4 + at, "dilation"), g.constant_int(a.i(5 + at))})};
+    Value* output_padding =
+        transposed ? checked(4, "output_padding") : g.constant_ints(std::vector<int64_t>(spatial, 0));
+    return std::vector<Value*>{g.list({a.at(0), a.at(1), checked(2, "stride"), checked(3, "padding"), output_padding,
+                                       checked(4 + at, "dilation"), g.constant_int(a.i(5 + at))})};
   };
 }
 
@@ -71,8 +71,11 @@ Value* linear_prepack(Graph& g, const TorchNode& n, const Args& a) {
 const std::vector<Value*>& packed(const Args& a, size_t expected) {
   Value* p = a.at(1);
   if (!p->is_list() || p->elements().size() != expected)
-    throw ArgumentError(a.node().kind + ": the prepacked weights (argument 1) are not the result of a quantized "
-                        "prepack op (got " + p->describe() + "); the core rebuilds frozen packed-params "
+    throw ArgumentError(a.node().kind +
+                        ": the prepacked weights (argument 1) are not the result of a quantized "
+                        "prepack op (got " +
+                        p->describe() +
+                        "); the core rebuilds frozen packed-params "
                         "constants that way, so they must come from a prepack op or such a constant");
   return p->elements();
 }
@@ -113,8 +116,8 @@ std::vector<int64_t> twice(const std::vector<int64_t>& v) {
   return out;
 }
 
-Value* convolution(Graph& g, const TorchNode& n, Value* x, Value* w, Value* bias, const ConvWeights& k,
-                   int64_t spatial, bool transposed) {
+Value* convolution(Graph& g, const TorchNode& n, Value* x, Value* w, Value* bias, const ConvWeights& k, int64_t spatial,
+                   bool transposed) {
   const auto w_shape = static_shape(w);
   if (!w_shape || static_cast<int64_t>(w_shape->size()) != spatial + 2)
     throw ArgumentError(n.kind + ": the packed weight must have a static shape of rank " + std::to_string(spatial + 2));

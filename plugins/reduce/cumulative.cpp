@@ -30,7 +30,8 @@ Tensor upper_triangle(DType dtype, int64_t size) {
   const size_t width = one.nbytes();
   std::vector<uint8_t> bytes(static_cast<size_t>(size * size) * width, 0);  // zero bits: 0 in every numeric dtype
   for (int64_t i = 0; i < size; ++i)
-    for (int64_t j = i; j < size; ++j) std::memcpy(bytes.data() + static_cast<size_t>(i * size + j) * width, one.data(), width);
+    for (int64_t j = i; j < size; ++j)
+      std::memcpy(bytes.data() + static_cast<size_t>(i * size + j) * width, one.data(), width);
   return Tensor(dtype, {size, size}, std::move(bytes));
 }
 

@@ -63,7 +63,8 @@ Value* elementwise_extreme(Graph& g, const TorchNode& n, const std::string& op, 
   }
   const DType d = result_type({x, y});
   DType compute = d;
-  if (g.opset() < 12 && !is_floating(d)) compute = DType::Double;
+  if (g.opset() < 12 && !is_floating(d))
+    compute = DType::Double;
   else if (d == DType::Bool || d == DType::Int8 || d == DType::UInt8 || d == DType::Int16 || d == DType::UInt16)
     compute = DType::Int32;
   if (compute == d || d == DType::Undefined) return g.op(op, xy);
@@ -92,7 +93,7 @@ Symbolic logical(const std::string& reduce_op) {
     const DType out = dtype_of(x) == DType::UInt8 ? DType::UInt8 : DType::Bool;
     Value* truth = cast(g, cast(g, x, DType::Bool), DType::Int32);
     Value* r = helpers::reduce(g, reduce_op, truth, reduction_dims(n, named_arg(n, a, "dim"), x),
-                      named_bool(n, a, "keepdim", false));
+                               named_bool(n, a, "keepdim", false));
     return std::vector<Value*>{cast(g, r, out)};
   };
 }

@@ -73,7 +73,8 @@ Value* norm(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = with_dtype(g, n, a, a.tensor(0));
   const Order p = order_arg(n, a, "p");
   if (!p.name.empty())
-    throw ArgumentError(n.kind + ": p=" + describe(p) + " is not supported here (PyTorch records 'fro' as "
+    throw ArgumentError(n.kind + ": p=" + describe(p) +
+                        " is not supported here (PyTorch records 'fro' as "
                         "aten::frobenius_norm and 'nuc' as aten::nuclear_norm)");
   return vector_norm(g, x, p.p.value_or(2.0), reduction_dims(n, named_arg(n, a, "dim"), x),
                      named_bool(n, a, "keepdim", false));
@@ -123,8 +124,10 @@ Value* linalg_norm(Graph& g, const TorchNode& n, const Args& a) {
     if (matrix_ord.none()) matrix_ord.name = "fro";
     return matrix_norm(g, n, x, matrix_ord, matrix_dims(n, dim, x), keepdim);
   }
-  throw ArgumentError(n.kind + ": ord=" + describe(ord) + " needs 'dim' to name 1 dim (vector norm) or 2 dims (matrix "
-                      "norm), or a 1-d or 2-d input, found " + std::to_string(ndims) + " dims");
+  throw ArgumentError(n.kind + ": ord=" + describe(ord) +
+                      " needs 'dim' to name 1 dim (vector norm) or 2 dims (matrix "
+                      "norm), or a 1-d or 2-d input, found " +
+                      std::to_string(ndims) + " dims");
 }
 
 }  // namespace

@@ -34,8 +34,10 @@ std::optional<DType> named_dtype(const TorchNode& n, const Args& a) {
 std::vector<int64_t> reduction_dims(const TorchNode& n, const Value* dim, const Value* x) {
   if (!dim || dim->is_none()) return {};
   std::vector<int64_t> dims;
-  if (auto list = dim->maybe_ints()) dims = *list;
-  else if (auto one = dim->maybe_int()) dims = {*one};
+  if (auto list = dim->maybe_ints())
+    dims = *list;
+  else if (auto one = dim->maybe_int())
+    dims = {*one};
   else
     throw ArgumentError(n.kind + ": argument 'dim' must be a constant int or int list, found " + dim->describe() +
                         " (dims computed at run time can't be exported)");
@@ -80,7 +82,6 @@ bool reducible(const std::string& op, DType d, int opset) {
 }  // namespace
 
 Value* widen_integral(Graph& g, Value* x) { return is_int_or_bool(dtype_of(x)) ? cast(g, x, DType::Int64) : x; }
-
 
 Value* reduce_any(Graph& g, const std::string& op, Value* x, const std::vector<int64_t>& dims, bool keepdim) {
   const DType d = dtype_of(x);

@@ -19,8 +19,10 @@ struct Reduction {
 // `promote` turns the input into the dtype PyTorch computes in when no dtype is given.
 Reduction parse(Graph& g, const TorchNode& n, const Args& a, Value* (*promote)(Graph&, Value*)) {
   Value* x = a.tensor(0);
-  if (auto d = named_dtype(n, a)) x = cast(g, x, *d);
-  else x = promote(g, x);
+  if (auto d = named_dtype(n, a))
+    x = cast(g, x, *d);
+  else
+    x = promote(g, x);
   return {x, reduction_dims(n, named_arg(n, a, "dim"), x), named_bool(n, a, "keepdim", false)};
 }
 
@@ -32,8 +34,7 @@ Value* sum(Graph& g, const TorchNode& n, const Args& a) {
 // nansum: NaNs count as zero (integers have none).
 Value* nansum(Graph& g, const TorchNode& n, const Args& a) {
   Reduction r = parse(g, n, a, widen_integral);
-  if (is_floating(dtype_of(r.x)))
-    r.x = g.op("Where", {g.op("IsNaN", {r.x}), scalar_like(g, 0.0, r.x), r.x});
+  if (is_floating(dtype_of(r.x))) r.x = g.op("Where", {g.op("IsNaN", {r.x}), scalar_like(g, 0.0, r.x), r.x});
   return reduce_any(g, "ReduceSum", r.x, r.dims, r.keepdim);
 }
 

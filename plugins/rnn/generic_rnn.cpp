@@ -68,9 +68,10 @@ int64_t hidden_size(const TorchNode& node, const RnnConfig& c) {
     const TensorType& state = node.output_types[node.num_outputs() > 1 ? 1 : 0];
     if (auto h = last_static_dim(state)) return *h;
   }
-  fail_node(node, "cannot determine the hidden size: the hidden-to-hidden weight (params[1], " +
-                 w_hh->describe() + ") has no static dim 1 and the traced hidden-state type is unknown",
-       "export a traced model (torch.jit.trace) or keep the RNN weights as module parameters");
+  fail_node(node,
+            "cannot determine the hidden size: the hidden-to-hidden weight (params[1], " + w_hh->describe() +
+                ") has no static dim 1 and the traced hidden-state type is unknown",
+            "export a traced model (torch.jit.trace) or keep the RNN weights as module parameters");
 }
 
 void check_params(const TorchNode& node, const RnnConfig& c, int64_t per_direction) {
@@ -79,12 +80,13 @@ void check_params(const TorchNode& node, const RnnConfig& c, int64_t per_directi
   if (c.params.size() == expected) return;
   if (c.cell == Cell::LSTM && c.params.size() == static_cast<size_t>(c.num_layers * dirs * (per_direction + 1))) {
     fail_node(node, "LSTM with projections (proj_size > 0) cannot be expressed as an ONNX LSTM",
-         "use proj_size=0 or replace the projection by an explicit Linear after the LSTM");
+              "use proj_size=0 or replace the projection by an explicit Linear after the LSTM");
   }
-  fail_node(node, "expected " + std::to_string(expected) + " weight tensors (" + std::to_string(c.num_layers) +
-                 " layers x " + std::to_string(dirs) + " directions x " + std::to_string(per_direction) +
-                 "), got " + std::to_string(c.params.size()),
-       "the params list does not match num_layers/bidirectional/has_biases; re-save the model");
+  fail_node(node,
+            "expected " + std::to_string(expected) + " weight tensors (" + std::to_string(c.num_layers) + " layers x " +
+                std::to_string(dirs) + " directions x " + std::to_string(per_direction) + "), got " +
+                std::to_string(c.params.size()),
+            "the params list does not match num_layers/bidirectional/has_biases; re-save the model");
 }
 
 struct LayerWeights {
@@ -120,8 +122,8 @@ Attrs cell_attrs(Cell cell, int64_t hidden, bool bidirectional) {
   if (cell == Cell::GRU) attrs.emplace_back("linear_before_reset_i", 1);
   if (cell == Cell::RnnTanh || cell == Cell::RnnRelu) {
     const std::string act = cell == Cell::RnnTanh ? "Tanh" : "Relu";
-    attrs.emplace_back("activations_s", bidirectional ? std::vector<std::string>{act, act}
-                                                       : std::vector<std::string>{act});
+    attrs.emplace_back("activations_s",
+                       bidirectional ? std::vector<std::string>{act, act} : std::vector<std::string>{act});
   }
   return attrs;
 }
@@ -139,9 +141,10 @@ RnnOutputs build_rnn(Graph& g, const TorchNode& node, const RnnConfig& c) {
   check_params(node, c, c.has_biases ? 4 : 2);
   const size_t states = lstm ? 2 : 1;
   if (!c.initial.empty() && c.initial.size() != states) {
-    fail_node(node, std::string("expected ") + (lstm ? "2 initial states (h0, c0)" : "1 initial state (h0)") +
-                   ", got " + std::to_string(c.initial.size()),
-         "pass the initial states as the module expects them");
+    fail_node(node,
+              std::string("expected ") + (lstm ? "2 initial states (h0, c0)" : "1 initial state (h0)") + ", got " +
+                  std::to_string(c.initial.size()),
+              "pass the initial states as the module expects them");
   }
   const int64_t hidden = hidden_size(node, c);
   const int64_t dirs = c.bidirectional ? 2 : 1;
@@ -152,8 +155,7 @@ RnnOutputs build_rnn(Graph& g, const TorchNode& node, const RnnConfig& c) {
   std::vector<Value*> h_outs, c_outs;
   for (int64_t layer = 0; layer < c.num_layers; ++layer) {
     const LayerWeights w = layer_weights(g, c, hidden, layer);
-    std::vector<Value*> inputs{x, w.w, w.r, w.b, c.sequence_lens,
-                               layer_state(g, h0, layer, dirs, c.num_layers)};
+    std::vector<Value*> inputs{x, w.w, w.r, w.b, c.sequence_lens, layer_state(g, h0, layer, dirs, c.num_layers)};
     if (lstm) inputs.push_back(layer_state(g, c0, layer, dirs, c.num_layers));
     const std::vector<Value*> out =
         g.op(cell_name(c.cell), inputs, cell_attrs(c.cell, hidden, c.bidirectional), lstm ? 3 : 2);
@@ -190,7 +192,9 @@ RnnOutputs convert_full_rnn(Graph& g, const TorchNode& node, const Args& a, Cell
   RnnConfig c;
   c.cell = cell;
   c.input = a.tensor(0);
-  if (packed) c.sequence_lens = g.op("Cast", {lengths_from_batch_sizes(g, a.tensor(1), c.input)}, {{"to_i", static_cast<int64_t>(DType::Int32)}});
+  if (packed)
+    c.sequence_lens = g.op("Cast", {lengths_from_batch_sizes(g, a.tensor(1), c.input)},
+                           {{"to_i", static_cast<int64_t>(DType::Int32)}});
   if (cell == Cell::LSTM) {
     c.initial = a.list(1 + k);
   } else if (Value* h0 = a.optional_tensor(1 + k)) {
@@ -206,9 +210,10 @@ RnnOutputs convert_full_rnn(Graph& g, const TorchNode& node, const Args& a, Cell
   if (c.num_layers < 1) a.fail(4, "num_layers >= 1");
   // PyTorch applies RNN dropout only between layers, so a single layer is exact in any mode.
   if (train && dropout > 0 && c.num_layers > 1) {
-    fail_node(node, "training-mode dropout between RNN layers (dropout=" + format_number(dropout) +
-                   ") cannot be expressed with ONNX LSTM/GRU/RNN",
-         "export in eval mode (model.eval() before tracing) or set dropout=0");
+    fail_node(node,
+              "training-mode dropout between RNN layers (dropout=" + format_number(dropout) +
+                  ") cannot be expressed with ONNX LSTM/GRU/RNN",
+              "export in eval mode (model.eval() before tracing) or set dropout=0");
   }
   return build_rnn(g, node, c);
 }
@@ -223,8 +228,7 @@ RnnOutputs convert_cell(Graph& g, const TorchNode& node, const Args& a, Cell cel
   Value* b_hh = a.optional_tensor(5);
   c.has_biases = b_ih != nullptr && b_hh != nullptr;
   if ((b_ih == nullptr) != (b_hh == nullptr)) {
-    fail_node(node, "only one of the two biases (b_ih, b_hh) is given",
-         "give both biases or neither");
+    fail_node(node, "only one of the two biases (b_ih, b_hh) is given", "give both biases or neither");
   }
   c.params = {a.tensor(2), a.tensor(3)};
   if (c.has_biases) {

@@ -10,9 +10,7 @@ std::vector<Value*> gru(Graph& g, const TorchNode& node, const Args& a) {
   return {out.output, out.h_n};
 }
 
-Value* gru_cell(Graph& g, const TorchNode& node, const Args& a) {
-  return convert_cell(g, node, a, Cell::GRU).h_n;
-}
+Value* gru_cell(Graph& g, const TorchNode& node, const Args& a) { return convert_cell(g, node, a, Cell::GRU).h_n; }
 
 }  // namespace
 

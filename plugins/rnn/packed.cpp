@@ -25,8 +25,7 @@ Value* iota_of(Graph& g, Value* x, int64_t dim) {
     for (int64_t i = 0; i < *n; ++i) values[static_cast<size_t>(i)] = i;
     return g.constant_ints(values);
   }
-  if (g.opset() < 11)
-    throw ArgumentError("packed sequences with a run-time batch or length need opset 11 (Range)");
+  if (g.opset() < 11) throw ArgumentError("packed sequences with a run-time batch or length need opset 11 (Range)");
   return g.op("Range", {g.constant_int(0), size(g, x, dim), g.constant_int(1)});
 }
 

@@ -12,9 +12,9 @@ enum class Cell { LSTM, GRU, RnnTanh, RnnRelu };
 
 struct RnnConfig {
   Cell cell = Cell::LSTM;
-  Value* input = nullptr;        // [seq, batch, in], or [batch, seq, in] when batch_first
-  std::vector<Value*> initial;   // {h0} or {h0, c0}, each [layers*dirs, batch, hidden]; empty: zeros
-  std::vector<Value*> params;    // w_ih, w_hh[, b_ih, b_hh] for each layer, then direction
+  Value* input = nullptr;       // [seq, batch, in], or [batch, seq, in] when batch_first
+  std::vector<Value*> initial;  // {h0} or {h0, c0}, each [layers*dirs, batch, hidden]; empty: zeros
+  std::vector<Value*> params;   // w_ih, w_hh[, b_ih, b_hh] for each layer, then direction
   bool has_biases = true;
   int64_t num_layers = 1;
   bool bidirectional = false;

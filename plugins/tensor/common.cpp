@@ -7,9 +7,7 @@ namespace onnxport::tensor {
 
 using namespace helpers;
 
-int64_t dim_of(const Value* x, int64_t dim, const std::string& what) {
-  return normalize_dim(dim, rank_of(x, what));
-}
+int64_t dim_of(const Value* x, int64_t dim, const std::string& what) { return normalize_dim(dim, rank_of(x, what)); }
 
 std::vector<int64_t> iota(int64_t n, int64_t from) {
   std::vector<int64_t> v;
@@ -49,8 +47,8 @@ Value* wrap_negative(Graph& g, Value* idx, Value* size) {
 
 Value* as_index(Graph& g, Value* idx) { return cast(g, idx, DType::Int64); }
 
-Value* scatter_elements(Graph& g, Value* data, Value* index, Value* updates, int64_t axis,
-                        const std::string& reduction, const std::string& what) {
+Value* scatter_elements(Graph& g, Value* data, Value* index, Value* updates, int64_t axis, const std::string& reduction,
+                        const std::string& what) {
   if (!reduction.empty()) {
     if (g.opset() < 16)
       throw ArgumentError(what + " with reduction '" + reduction + "' needs opset 16 or later (target is opset " +

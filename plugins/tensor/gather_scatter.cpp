@@ -114,7 +114,8 @@ Value* index_add(Graph& g, const TorchNode& n, const Args& a) {
   DimIndex d = dim_index(g, n, a);
   Value* src = cast(g, a.tensor(3), d.x->dtype());
   if (a.size() > 4 && !a.is_none(4)) {
-    if (auto alpha = constant_number(a.at(4)); !alpha || *alpha != 1.0) src = g.op("Mul", {src, cast(g, a.at(4), d.x->dtype())});
+    if (auto alpha = constant_number(a.at(4)); !alpha || *alpha != 1.0)
+      src = g.op("Mul", {src, cast(g, a.at(4), d.x->dtype())});
   }
   if (d.rank == 0) return g.op("Add", {d.x, reshape(g, src, std::vector<int64_t>{})});
   return scatter_add_into(g, d.x, index_along(g, d.index, d.dim, d.rank, shape_of(g, src)), src, d.dim, n.kind);
@@ -133,8 +134,8 @@ Value* index_fill(Graph& g, const TorchNode& n, const Args& a) {
   if (value->rank().value_or(0) > 0) value = reshape(g, value, std::vector<int64_t>{});
   if (d.rank == 0) return value;
   Value* shape = shape_with_index_dim(g, d);
-  return scatter_elements(g, d.x, index_along(g, d.index, d.dim, d.rank, shape), g.op("Expand", {value, shape}),
-                          d.dim, "", n.kind);
+  return scatter_elements(g, d.x, index_along(g, d.index, d.dim, d.rank, shape), g.op("Expand", {value, shape}), d.dim,
+                          "", n.kind);
 }
 
 // take(x, index): x flattened, indexed by any-shaped index.
@@ -146,8 +147,8 @@ Value* take(Graph& g, const TorchNode&, const Args& a) {
 }
 
 // Static shapes of x and index broadcast against each other outside dim (torch.take_along_dim).
-std::pair<std::vector<int64_t>, std::vector<int64_t>> broadcast_outside(std::vector<int64_t> xs, std::vector<int64_t> is,
-                                                                          int64_t dim) {
+std::pair<std::vector<int64_t>, std::vector<int64_t>> broadcast_outside(std::vector<int64_t> xs,
+                                                                        std::vector<int64_t> is, int64_t dim) {
   for (size_t d = 0; d < xs.size(); ++d) {
     if (static_cast<int64_t>(d) == dim) continue;
     const int64_t common = xs[d] == 1 ? is[d] : xs[d];

@@ -8,7 +8,7 @@ namespace {
 using namespace helpers;
 
 struct Indexed {
-  int64_t pos;  // the dim of x it indexes
+  int64_t pos;   // the dim of x it indexes
   Value* index;  // int64 (or a bool mask covering mask_rank dims from pos)
   bool mask = false;
   int64_t mask_rank = 1;
@@ -162,8 +162,10 @@ Value* index_put(Graph& g, const TorchNode& n, const Args& a) {
   if (given.size() == 1 && given[0].mask && single_element(values))
     return put_by_mask(g, x, rank, given[0], values, accumulate);
   if (g.opset() < 11)
-    throw ArgumentError(n.kind + " with index tensors (or a mask with several values) needs opset 11 or later "
-                        "(ScatterND); target is opset " + std::to_string(g.opset()));
+    throw ArgumentError(n.kind +
+                        " with index tensors (or a mask with several values) needs opset 11 or later "
+                        "(ScatterND); target is opset " +
+                        std::to_string(g.opset()));
   std::vector<Indexed> idx = as_int_indices(g, given);
   const auto k = static_cast<int64_t>(idx.size());
   const std::vector<int64_t> perm = indexed_first(idx, rank);
@@ -180,9 +182,11 @@ Value* index_put(Graph& g, const TorchNode& n, const Args& a) {
   // values broadcast against torch's result layout, then reordered to ScatterND's [index..., rest...].
   Value* rest = shape_range(g, xt, k, rank);
   const bool in_place = consecutive(idx) && idx[0].pos > 0;
-  Value* target = in_place ? concat(g, {slice(g, rest, {0}, {0}, {idx[0].pos}), bshape,
-                                        slice(g, rest, {0}, {idx[0].pos}, {rank - k})}, 0)
-                           : concat(g, {bshape, rest}, 0);
+  Value* target =
+      in_place
+          ? concat(g, {slice(g, rest, {0}, {0}, {idx[0].pos}), bshape, slice(g, rest, {0}, {idx[0].pos}, {rank - k})},
+                   0)
+          : concat(g, {bshape, rest}, 0);
   Value* updates = g.op("Expand", {values, target});
   if (in_place) {
     const int64_t nb = broadcast_rank(idx, n.kind);

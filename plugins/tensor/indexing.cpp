@@ -66,8 +66,7 @@ Value* select(Graph& g, const TorchNode& n, const Args& a) {
     int64_t i = *index;
     if (i < 0 && g.opset() < 11) {
       auto size = static_dim(x, dim);
-      if (!size)
-        throw ArgumentError(n.kind + ": a negative index into a dim of unknown size needs opset 11 or later");
+      if (!size) throw ArgumentError(n.kind + ": a negative index into a dim of unknown size needs opset 11 or later");
       i += *size;
     }
     return gather(g, x, g.constant_int(i), dim);

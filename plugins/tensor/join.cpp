@@ -84,8 +84,7 @@ Value* unbind(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const int64_t dim = a.is_none(1) ? 0 : a.i(1);
   // A run-time count of pieces: a sequence (prim::ListUnpack / __getitem__ take it from there).
-  if (!static_dim(x, dim) && g.opset() >= 11)
-    return g.op("SplitToSequence", {x}, {{"axis_i", dim}, {"keepdims_i", 0}});
+  if (!static_dim(x, dim) && g.opset() >= 11) return g.op("SplitToSequence", {x}, {{"axis_i", dim}, {"keepdims_i", 0}});
   const int64_t total = static_size_along(x, dim, n);
   std::vector<Value*> pieces = split(g, x, std::vector<int64_t>(static_cast<size_t>(total), 1), dim);
   for (Value*& p : pieces) p = squeeze(g, p, {dim});

@@ -154,9 +154,12 @@ Value* repeat_interleave(Graph& g, const TorchNode& n, const Args& a) {
   }
   const int64_t rank = rank_of(x, n.kind + " input");
   std::vector<int64_t> counts;
-  if (auto i = reps->maybe_int()) counts = {*i};
-  else if (const Tensor* t = reps->maybe_tensor()) counts = t->as_int64s();
-  else throw ArgumentError(n.kind + ": repeats computed at run time are not supported; they must be constants");
+  if (auto i = reps->maybe_int())
+    counts = {*i};
+  else if (const Tensor* t = reps->maybe_tensor())
+    counts = t->as_int64s();
+  else
+    throw ArgumentError(n.kind + ": repeats computed at run time are not supported; they must be constants");
   if (counts.size() == 1) {
     // Each element repeated r times: a new dim of r after dim, then merged into it.
     const int64_t r = counts[0];
@@ -184,7 +187,8 @@ Value* pieces(Graph& g, Value* x, int64_t dim, const std::vector<int64_t>& bound
 // Bounds of `sections` nearly equal pieces (the first len % sections one larger).
 std::vector<int64_t> section_bounds(int64_t len, int64_t sections) {
   std::vector<int64_t> bounds{0};
-  for (int64_t i = 0; i < sections; ++i) bounds.push_back(bounds.back() + len / sections + (i < len % sections ? 1 : 0));
+  for (int64_t i = 0; i < sections; ++i)
+    bounds.push_back(bounds.back() + len / sections + (i < len % sections ? 1 : 0));
   return bounds;
 }
 
@@ -322,9 +326,7 @@ Value* as_strided(Graph& g, const TorchNode&, const Args& a) {
 
 Value* shape_as_tensor(Graph& g, const TorchNode&, const Args& a) { return shape_of(g, a.tensor(0)); }
 
-Value* reshape_from_tensor(Graph& g, const TorchNode&, const Args& a) {
-  return reshape(g, a.tensor(0), a.tensor(1));
-}
+Value* reshape_from_tensor(Graph& g, const TorchNode&, const Args& a) { return reshape(g, a.tensor(0), a.tensor(1)); }
 
 // narrow_copy(x, dim, start, length) with constant bounds.
 Value* narrow_copy(Graph& g, const TorchNode& n, const Args& a) {

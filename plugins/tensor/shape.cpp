@@ -19,9 +19,7 @@ Value* view(Graph& g, const TorchNode& n, const Args& a) {
   return reshape(g, a.tensor(0), int_list(g, a.at(1)));
 }
 
-Value* view_as(Graph& g, const TorchNode&, const Args& a) {
-  return reshape(g, a.tensor(0), shape_of(g, a.tensor(1)));
-}
+Value* view_as(Graph& g, const TorchNode&, const Args& a) { return reshape(g, a.tensor(0), shape_of(g, a.tensor(1))); }
 
 // The target shape of flattening dims [start, end] of x: dims before stay (Reshape's 0 copies
 // them), the flattened run becomes -1, dims after are read from the static shape or Shape(x).
@@ -58,7 +56,9 @@ Value* flatten(Graph& g, const TorchNode& n, const Args& a) {
   }
   if (*rank == 0) return reshape(g, x, std::vector<int64_t>{1});
   const int64_t s = normalize_dim(start, *rank), e = normalize_dim(end, *rank);
-  if (s > e) throw ArgumentError(n.kind + ": start_dim " + std::to_string(start) + " comes after end_dim " + std::to_string(end));
+  if (s > e)
+    throw ArgumentError(n.kind + ": start_dim " + std::to_string(start) + " comes after end_dim " +
+                        std::to_string(end));
   if (s == e) return x;
   if (s == 1 && e == *rank - 1 && flatten_op) return g.op("Flatten", {x}, {{"axis_i", 1}});
   if (s == 0 && e == *rank - 2 && flatten_op) return g.op("Flatten", {x}, {{"axis_i", *rank - 1}});
@@ -132,9 +132,10 @@ Value* repeat(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const int64_t rank = rank_of(x, n.kind);
   Value* repeats = int_list(g, a.at(1));
-  const auto count = a.at(1)->is_list() ? static_cast<int64_t>(a.list(1).size())
-                                        : static_cast<int64_t>(a.is(1).size());
-  if (count < rank) throw ArgumentError(n.kind + ": " + std::to_string(count) + " repeats for a tensor of rank " + std::to_string(rank));
+  const auto count = a.at(1)->is_list() ? static_cast<int64_t>(a.list(1).size()) : static_cast<int64_t>(a.is(1).size());
+  if (count < rank)
+    throw ArgumentError(n.kind + ": " + std::to_string(count) + " repeats for a tensor of rank " +
+                        std::to_string(rank));
   if (count > rank) {
     std::vector<int64_t> lead;
     for (int64_t i = 0; i < count - rank; ++i) lead.push_back(i);

@@ -13,7 +13,8 @@ std::vector<Value*> top_k(Graph& g, const TorchNode& n, Value* x, Value* k, int6
   const std::string at = " at opset " + std::to_string(g.opset());
   if (g.opset() >= 11)
     return g.op("TopK", {x, k}, {{"axis_i", dim}, {"largest_i", largest ? 1 : 0}, {"sorted_i", sorted ? 1 : 0}}, 2);
-  if (!largest) throw ArgumentError(n.kind + ": the smallest elements (ascending order)" + at + " need opset 11 or later");
+  if (!largest)
+    throw ArgumentError(n.kind + ": the smallest elements (ascending order)" + at + " need opset 11 or later");
   // TopK takes only floating types before opset 11: integers go through double (exact to 2^53).
   const DType dtype = x->dtype();
   const bool via_double = !is_floating(dtype) && dtype != DType::Undefined;
@@ -23,7 +24,8 @@ std::vector<Value*> top_k(Graph& g, const TorchNode& n, Value* x, Value* k, int6
     out = g.op("TopK", {x, k}, {{"axis_i", dim}}, 2);
   } else {
     auto kc = k->maybe_ints();
-    if (!kc || kc->size() != 1) throw ArgumentError(n.kind + ": k computed at run time" + at + " needs opset 10 or later");
+    if (!kc || kc->size() != 1)
+      throw ArgumentError(n.kind + ": k computed at run time" + at + " needs opset 10 or later");
     out = g.op("TopK", {x}, {{"axis_i", dim}, {"k_i", (*kc)[0]}}, 2);
   }
   if (via_double) out[0] = cast(g, out[0], dtype);

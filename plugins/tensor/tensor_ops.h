@@ -33,8 +33,8 @@ Value* wrap_negative(Graph& g, Value* idx, Value* size);
 // An index tensor as int64, bool masks rejected by callers.
 Value* as_index(Graph& g, Value* idx);
 // Scatter (opset 9/10) or ScatterElements (11+); reduction "add"/"mul" needs opset 16.
-Value* scatter_elements(Graph& g, Value* data, Value* index, Value* updates, int64_t axis,
-                        const std::string& reduction, const std::string& what);
+Value* scatter_elements(Graph& g, Value* data, Value* index, Value* updates, int64_t axis, const std::string& reduction,
+                        const std::string& what);
 // A 1-d int64 index of length n reshaped to run along `dim` of a rank-`rank` tensor and
 // expanded to `shape` (1-d int64), as Scatter/Gather-Elements indices.
 Value* index_along(Graph& g, Value* index, int64_t dim, int64_t rank, Value* shape);

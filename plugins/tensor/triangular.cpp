@@ -112,8 +112,7 @@ Value* embed_diagonal(Graph& g, const std::string& what, Value* x, int64_t offse
   if (d1 == d2) throw ArgumentError(what + ": dim1 and dim2 are both " + std::to_string(d1));
   std::vector<int64_t> perm(static_cast<size_t>(out_rank));
   int64_t batch = 0;
-  for (int64_t d = 0; d < out_rank; ++d)
-    perm[static_cast<size_t>(d)] = d == d1 ? rank - 1 : d == d2 ? rank : batch++;
+  for (int64_t d = 0; d < out_rank; ++d) perm[static_cast<size_t>(d)] = d == d1 ? rank - 1 : d == d2 ? rank : batch++;
   return perm == iota(out_rank) ? square : transpose(g, square, perm);
 }
 

@@ -38,7 +38,7 @@ struct DeformArgs {
 
 DeformArgs deform_args(const TorchNode& n, const Args& a) {
   DeformArgs d{a.tensor(0), a.tensor(1), a.tensor(2), a.at(3), a.at(4), a.i(5), a.i(6), a.i(7), a.i(8),
-               a.i(9), a.i(10), a.i(11), a.i(12), a.b(13), 0, 0, 0, 0};
+               a.i(9),      a.i(10),     a.i(11),     a.i(12), a.b(13), 0,      0,      0,      0};
   const auto weight = static_shape(d.weight);
   if (!weight || weight->size() != 4)
     fail(n, "needs a 4-d weight of known shape [out_channels, in_channels / groups, kh, kw], got " +
@@ -68,7 +68,8 @@ Value* positions(Graph& g, Value* extent, int64_t stride, int64_t pad, DType dty
 Value* tap_offsets(Graph& g, const DeformArgs& d, bool rows, DType dtype) {
   std::vector<float> v;
   for (int64_t i = 0; i < d.kernel_h; ++i)
-    for (int64_t j = 0; j < d.kernel_w; ++j) v.push_back(static_cast<float>(rows ? i * d.dilation_h : j * d.dilation_w));
+    for (int64_t j = 0; j < d.kernel_w; ++j)
+      v.push_back(static_cast<float>(rows ? i * d.dilation_h : j * d.dilation_w));
   return cast(g, reshape(g, g.constant(Tensor::floats(v)), std::vector<int64_t>{d.taps(), 1}), dtype);
 }
 

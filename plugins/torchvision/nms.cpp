@@ -23,8 +23,8 @@ Value* nms(Graph& g, const TorchNode&, const Args& a) {
   Value* scores = cast(g, a.tensor(1), DType::Float);
   // Every box may be kept: the per-class limit is the number of boxes.
   Value* max_per_class = size(g, boxes, 0, /*as_1d=*/true);
-  Value* selected = g.op("NonMaxSuppression", {unsqueeze(g, boxes, {0}), unsqueeze(g, scores, {0, 1}),
-                                               max_per_class, iou_threshold(g, a)});
+  Value* selected = g.op("NonMaxSuppression",
+                         {unsqueeze(g, boxes, {0}), unsqueeze(g, scores, {0, 1}), max_per_class, iou_threshold(g, a)});
   return squeeze(g, slice(g, selected, {1}, {2}, {3}), {1});
 }
 

@@ -97,7 +97,8 @@ Value* position_sensitive(Graph& g, const TorchNode& n, const RoiArgs& r, Value*
     out_channels = *channels / bins;
   }
   Value* grouped = reshape(g, pooled, std::vector<int64_t>{0, out_channels, bins, bins});
-  Value* diagonal = reduce(g, "ReduceSum", g.op("Mul", {grouped, identity_matrix(g, bins, float_dtype(r.input))}), {2}, false);
+  Value* diagonal =
+      reduce(g, "ReduceSum", g.op("Mul", {grouped, identity_matrix(g, bins, float_dtype(r.input))}), {2}, false);
   return reshape(g, diagonal, std::vector<int64_t>{0, out_channels, r.pooled_height, r.pooled_width});
 }
 
@@ -136,8 +137,10 @@ BinMasks bin_masks(Graph& g, const RoiArgs& r, Value* start, Value* length, int6
   Value* extent = cast(g, size(g, r.input, axis), dtype);
   Value* last = g.op("Sub", {extent, scalar_like(g, 1.0, extent)});
   auto clamp = [&](Value* v) { return g.op("Min", {g.op("Max", {v, scalar_like(g, 0.0, v)}), last}); };
-  Value* lo = clamp(g.op("Add", {g.op("Floor", {g.op("Mul", {cast(g, g.constant(Tensor::floats(lower)), dtype), bin_size})}), start}));
-  Value* hi = clamp(g.op("Add", {g.op("Ceil", {g.op("Mul", {cast(g, g.constant(Tensor::floats(upper)), dtype), bin_size})}), start}));
+  Value* lo = clamp(g.op(
+      "Add", {g.op("Floor", {g.op("Mul", {cast(g, g.constant(Tensor::floats(lower)), dtype), bin_size})}), start}));
+  Value* hi = clamp(
+      g.op("Add", {g.op("Ceil", {g.op("Mul", {cast(g, g.constant(Tensor::floats(upper)), dtype), bin_size})}), start}));
   Value* positions = cast(g, g.op("Range", {g.constant_int(0), size(g, r.input, axis), g.constant_int(1)}), dtype);
   Value* inside = g.op("And", {g.op("Not", {g.op("Less", {positions, unsqueeze(g, lo, {2})})}),
                                g.op("Less", {positions, unsqueeze(g, hi, {2})})});

@@ -5,8 +5,8 @@
 
 namespace onnxport::torchvision {
 
-void add_nms(Registrar& r);  // nms
-void add_roi(Registrar& r);  // roi_align, roi_pool, ps_roi_align, ps_roi_pool
+void add_nms(Registrar& r);          // nms
+void add_roi(Registrar& r);          // roi_align, roi_pool, ps_roi_align, ps_roi_pool
 void add_deform_conv(Registrar& r);  // deform_conv2d
 
 // The dtype of a floating-point input, Float when it is unknown.

@@ -37,8 +37,7 @@ class PackLibrary {
   static std::optional<PackLibrary> open(const std::string& file, std::string& error) {
     // RTLD_NODELETE: symbolics copied into the registry (std::function managers, lambdas)
     // point into the library, and the registry may be destroyed after this loader.
-    const auto mode =
-        static_cast<boost::dll::load_mode::type>(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    const auto mode = static_cast<boost::dll::load_mode::type>(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     boost::system::error_code ec;
     boost::dll::shared_library lib(file, mode, ec);
     if (ec || !lib.is_loaded()) {
@@ -50,9 +49,7 @@ class PackLibrary {
     return PackLibrary(std::move(lib));
   }
 
-  bool has_entry_points() const {
-    return lib_.has(kPackInfoSymbol) && lib_.has(kPackRegisterSymbol);
-  }
+  bool has_entry_points() const { return lib_.has(kPackInfoSymbol) && lib_.has(kPackRegisterSymbol); }
   const PackInfo* info() const { return lib_.get<const PackInfo*()>(kPackInfoSymbol)(); }
   PackRegisterFn register_fn() const { return &lib_.get<void(Registrar&)>(kPackRegisterSymbol); }
 
@@ -76,8 +73,8 @@ std::string str_or_empty(const char* s) { return s ? s : ""; }
 }  // namespace
 
 struct PackLoader::Impl {
-  std::vector<PackLibrary> libraries;  // loaded packs, kept open while the loader lives
-  std::map<std::string, size_t> status_by_file;  // canonical file -> index in packs_
+  std::vector<PackLibrary> libraries;             // loaded packs, kept open while the loader lives
+  std::map<std::string, size_t> status_by_file;   // canonical file -> index in packs_
   std::map<std::string, std::string> file_by_id;  // id of a loaded pack -> its file
 };
 
@@ -107,8 +104,8 @@ const PackStatus& PackLoader::load_file(const std::string& file) {
   std::optional<PackLibrary> lib = PackLibrary::open(st.file, error);
   if (!lib) return failed("not a loadable shared library: " + error);
   if (!lib->has_entry_points()) {
-    return failed(std::string("not an onnxport op pack: it does not export ") + kPackInfoSymbol +
-                  " and " + kPackRegisterSymbol + " (define the pack with ONNXPORT_OP_PACK)");
+    return failed(std::string("not an onnxport op pack: it does not export ") + kPackInfoSymbol + " and " +
+                  kPackRegisterSymbol + " (define the pack with ONNXPORT_OP_PACK)");
   }
   const PackInfo* info = lib->info();
   if (!info) return failed(std::string(kPackInfoSymbol) + "() returned null");

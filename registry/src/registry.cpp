@@ -8,9 +8,7 @@
 
 namespace onnxport {
 
-std::string PackRef::describe() const {
-  return id + " (" + (file.empty() ? std::string("in-process") : file) + ")";
-}
+std::string PackRef::describe() const { return id + " (" + (file.empty() ? std::string("in-process") : file) + ")"; }
 
 namespace {
 
@@ -28,8 +26,7 @@ void check_unique_within_pack(const PackRef& pack, const Registrar& registrar) {
   std::set<std::pair<std::string, int>> seen;
   for (const Registration& r : registrar.registrations()) {
     if (!seen.emplace(r.torch_op, r.since_opset).second) {
-      fail("op pack " + pack.describe() + " registers " + describe_key(r.torch_op, r.since_opset) +
-               " twice",
+      fail("op pack " + pack.describe() + " registers " + describe_key(r.torch_op, r.since_opset) + " twice",
            "remove one of the two registrations from the pack");
     }
   }
@@ -50,11 +47,10 @@ RegistryEntry make_entry(const PackRef& pack, const Registration& r) {
 void merge_entry(RegistryEntry& existing, RegistryEntry incoming) {
   if (existing.is_override == incoming.is_override) {
     const std::string what = existing.is_override ? "both override" : "both register";
-    fail("op packs " + existing.pack.describe() + " and " + incoming.pack.describe() + " " +
-             what + " " + describe_key(incoming.torch_op, incoming.since_opset),
-         existing.is_override
-             ? "keep only one of the overriding packs"
-             : "remove one of the packs, or register the replacement with Registrar::add_override");
+    fail("op packs " + existing.pack.describe() + " and " + incoming.pack.describe() + " " + what + " " +
+             describe_key(incoming.torch_op, incoming.since_opset),
+         existing.is_override ? "keep only one of the overriding packs"
+                              : "remove one of the packs, or register the replacement with Registrar::add_override");
   }
   if (existing.is_override) {
     existing.overridden.push_back(std::move(incoming.pack));
@@ -66,19 +62,17 @@ void merge_entry(RegistryEntry& existing, RegistryEntry incoming) {
 }
 
 // Registrar::declare_domain already rejected malformed declarations; only conflicts remain.
-void add_domain(std::map<std::string, Registry::DomainEntry>& domains, const PackRef& pack,
-                const DomainDecl& d) {
+void add_domain(std::map<std::string, Registry::DomainEntry>& domains, const PackRef& pack, const DomainDecl& d) {
   auto [it, inserted] = domains.emplace(d.domain, Registry::DomainEntry{d.version, pack});
   if (!inserted && it->second.version != d.version) {
-    fail("domain " + d.domain + " is declared with version " + std::to_string(it->second.version) +
-             " by " + it->second.pack.describe() + " and version " + std::to_string(d.version) +
-             " by " + pack.describe(),
+    fail("domain " + d.domain + " is declared with version " + std::to_string(it->second.version) + " by " +
+             it->second.pack.describe() + " and version " + std::to_string(d.version) + " by " + pack.describe(),
          "make the packs agree on the domain version, or pin it with custom_opsets");
   }
 }
 
-void add_schema(std::map<std::string, Registry::SchemaEntry>& schemas, const PackRef& pack,
-                const Registrar& registrar, const CustomOpSchema& schema) {
+void add_schema(std::map<std::string, Registry::SchemaEntry>& schemas, const PackRef& pack, const Registrar& registrar,
+                const CustomOpSchema& schema) {
   bool declared = false;
   for (const DomainDecl& d : registrar.domains()) declared |= d.domain == schema.domain();
   if (!declared)

@@ -11,18 +11,22 @@
 namespace nn = torch::nn;
 
 struct AlexNetImpl : nn::Module {
-  nn::Sequential features{
-      nn::Conv2d(nn::Conv2dOptions(3, 64, 11).stride(4).padding(2)), nn::ReLU(nn::ReLUOptions(true)),
-      nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2)),
-      nn::Conv2d(nn::Conv2dOptions(64, 192, 5).padding(2)), nn::ReLU(nn::ReLUOptions(true)),
-      nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2)),
-      nn::Conv2d(nn::Conv2dOptions(192, 384, 3).padding(1)), nn::ReLU(nn::ReLUOptions(true)),
-      nn::Conv2d(nn::Conv2dOptions(384, 256, 3).padding(1)), nn::ReLU(nn::ReLUOptions(true)),
-      nn::Conv2d(nn::Conv2dOptions(256, 256, 3).padding(1)), nn::ReLU(nn::ReLUOptions(true)),
-      nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2))};
+  nn::Sequential features{nn::Conv2d(nn::Conv2dOptions(3, 64, 11).stride(4).padding(2)),
+                          nn::ReLU(nn::ReLUOptions(true)),
+                          nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2)),
+                          nn::Conv2d(nn::Conv2dOptions(64, 192, 5).padding(2)),
+                          nn::ReLU(nn::ReLUOptions(true)),
+                          nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2)),
+                          nn::Conv2d(nn::Conv2dOptions(192, 384, 3).padding(1)),
+                          nn::ReLU(nn::ReLUOptions(true)),
+                          nn::Conv2d(nn::Conv2dOptions(384, 256, 3).padding(1)),
+                          nn::ReLU(nn::ReLUOptions(true)),
+                          nn::Conv2d(nn::Conv2dOptions(256, 256, 3).padding(1)),
+                          nn::ReLU(nn::ReLUOptions(true)),
+                          nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2))};
   nn::AdaptiveAvgPool2d avgpool{nn::AdaptiveAvgPool2dOptions({6, 6})};
-  nn::Sequential classifier{nn::Dropout(0.5), nn::Linear(256 * 6 * 6, 4096), nn::ReLU(nn::ReLUOptions(true)),
-                            nn::Dropout(0.5), nn::Linear(4096, 4096), nn::ReLU(nn::ReLUOptions(true)),
+  nn::Sequential classifier{nn::Dropout(0.5),      nn::Linear(256 * 6 * 6, 4096), nn::ReLU(nn::ReLUOptions(true)),
+                            nn::Dropout(0.5),      nn::Linear(4096, 4096),        nn::ReLU(nn::ReLUOptions(true)),
                             nn::Linear(4096, 1000)};
 
   AlexNetImpl() {
@@ -80,7 +84,8 @@ int main(int argc, char** argv) {
       save_npy(io_prefix + ".out0.npy", model->forward(input));
       const std::string base = io_prefix.substr(io_prefix.find_last_of('/') + 1);
       std::ofstream(io_prefix + ".json") << "{\"model\": \"\", \"inputs\": [{\"name\": \"actual_input_1\", \"file\": \""
-                                         << base << ".in0.npy\"}], \"outputs\": [{\"file\": \"" << base << ".out0.npy\"}]}\n";
+                                         << base << ".in0.npy\"}], \"outputs\": [{\"file\": \"" << base
+                                         << ".out0.npy\"}]}\n";
     }
     std::cout << "exported " << out << ": " << report.node_count << " nodes, " << report.initializer_count
               << " initializers, " << report.initializer_bytes / (1024 * 1024) << " MiB of parameters\n";

@@ -7,8 +7,8 @@ namespace onnxport {
 void Args::fail(size_t i, const std::string& expected) const {
   std::string arg = "argument " + std::to_string(i);
   if (i < node_->input_names.size() && !node_->input_names[i].empty()) arg += " (" + node_->input_names[i] + ")";
-  const std::string found = i < values_.size() ? values_[i]->describe() : "nothing (the node has " +
-                                                                               std::to_string(values_.size()) + " inputs)";
+  const std::string found = i < values_.size() ? values_[i]->describe()
+                                               : "nothing (the node has " + std::to_string(values_.size()) + " inputs)";
   ErrorContext ctx;
   ctx.torch_op = node_->kind;
   ctx.module_path = node_->module_path;

@@ -62,8 +62,10 @@ ResolvedAttr resolve_attr(const Attr& a) {
     if (k == K::Graph) return {base, T::Graph, a.value};
     throw mismatch("a Subgraph");
   }
-  throw AttributeError("attribute '" + a.name + "' has unknown type suffix _" + suffix,
-                       ErrorContext::with_hint("use _i (int/ints), _f (float/floats), _s (string/strings), _t (tensor/tensors), _g (Subgraph)"));
+  throw AttributeError(
+      "attribute '" + a.name + "' has unknown type suffix _" + suffix,
+      ErrorContext::with_hint(
+          "use _i (int/ints), _f (float/floats), _s (string/strings), _t (tensor/tensors), _g (Subgraph)"));
 }
 
 }  // namespace onnxport

@@ -72,20 +72,18 @@ bool is_integral(DType t) {
 
 DType dtype_from_name(const std::string& name) {
   static const std::map<std::string, DType> names = {
-      {"float32", DType::Float},  {"float", DType::Float},     {"f32", DType::Float},
-      {"float64", DType::Double}, {"double", DType::Double},   {"f64", DType::Double},
-      {"float16", DType::Float16}, {"half", DType::Float16},   {"f16", DType::Float16},
-      {"bfloat16", DType::BFloat16},
-      {"int64", DType::Int64},    {"long", DType::Int64},      {"i64", DType::Int64},
-      {"int32", DType::Int32},    {"int", DType::Int32},       {"i32", DType::Int32},
-      {"int16", DType::Int16},    {"int8", DType::Int8},       {"uint8", DType::UInt8},
-      {"uint16", DType::UInt16},  {"uint32", DType::UInt32},   {"uint64", DType::UInt64},
-      {"bool", DType::Bool},
+      {"float32", DType::Float}, {"float", DType::Float},       {"f32", DType::Float},       {"float64", DType::Double},
+      {"double", DType::Double}, {"f64", DType::Double},        {"float16", DType::Float16}, {"half", DType::Float16},
+      {"f16", DType::Float16},   {"bfloat16", DType::BFloat16}, {"int64", DType::Int64},     {"long", DType::Int64},
+      {"i64", DType::Int64},     {"int32", DType::Int32},       {"int", DType::Int32},       {"i32", DType::Int32},
+      {"int16", DType::Int16},   {"int8", DType::Int8},         {"uint8", DType::UInt8},     {"uint16", DType::UInt16},
+      {"uint32", DType::UInt32}, {"uint64", DType::UInt64},     {"bool", DType::Bool},
   };
   auto it = names.find(name);
   if (it == names.end())
-    throw ArgumentError("unknown dtype '" + name + "'",
-                        ErrorContext::with_hint("use one of float32, float64, float16, int64, int32, int8, uint8, bool"));
+    throw ArgumentError(
+        "unknown dtype '" + name + "'",
+        ErrorContext::with_hint("use one of float32, float64, float16, int64, int32, int8, uint8, bool"));
   return it->second;
 }
 

@@ -24,8 +24,8 @@ ErrorContext ErrorContext::for_pack(std::string pack, std::string hint) {
 
 ErrorContext ErrorContext::for_node(std::string model_file, std::string torch_op, std::string module_path,
                                     std::string source, std::string pack, std::string hint) {
-  return ErrorContext{std::move(model_file), std::move(torch_op), std::move(pack),
-                      std::move(module_path), std::move(source), std::move(hint)};
+  return ErrorContext{std::move(model_file),  std::move(torch_op), std::move(pack),
+                      std::move(module_path), std::move(source),   std::move(hint)};
 }
 
 Error::Error(const std::string& message, ErrorContext ctx)

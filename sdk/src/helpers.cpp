@@ -242,8 +242,9 @@ Value* slice(Graph& g, Value* v, const std::vector<int64_t>& axes, const std::ve
     if (!unit_steps) in.push_back(g.constant_ints(steps));
     return g.op("Slice", in);
   }
-  if (!unit_steps) throw ArgumentError("Slice with steps other than 1 needs opset 10 or later (target is opset " +
-                                       str(g.opset()) + ")");
+  if (!unit_steps)
+    throw ArgumentError("Slice with steps other than 1 needs opset 10 or later (target is opset " + str(g.opset()) +
+                        ")");
   const auto ax = axes_for_opset(g, axes, v, 0, "Slice");
   return g.op("Slice", {v}, {{"axes_i", ax}, {"starts_i", starts}, {"ends_i", ends}});
 }
@@ -279,7 +280,8 @@ Value* shape_of(Graph& g, Value* v) { return g.op("Shape", {v}); }
 Value* size(Graph& g, Value* v, int64_t dim, bool as_1d) {
   if (auto d = static_dim(v, dim)) return as_1d ? g.constant_ints({*d}) : g.constant_int(*d);
   if (dim < 0) {
-    if (auto r = v->rank()) dim = normalize_dim(dim, *r);
+    if (auto r = v->rank())
+      dim = normalize_dim(dim, *r);
     else if (g.opset() < 11)
       throw ArgumentError("the size of dimension " + str(dim) + " of a tensor of unknown rank needs opset 11 or later");
   }

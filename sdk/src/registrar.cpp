@@ -7,14 +7,16 @@ namespace onnxport {
 void Registrar::add_symbolic(const std::string& torch_op, int since_opset, Symbolic fn, bool is_override) {
   if (torch_op.find("::") == std::string::npos)
     throw RegistryError("cannot register '" + torch_op + "': a torch op is namespace::name, e.g. aten::relu");
-  if (since_opset < 1) throw RegistryError("cannot register '" + torch_op + "' for since-opset " + std::to_string(since_opset));
+  if (since_opset < 1)
+    throw RegistryError("cannot register '" + torch_op + "' for since-opset " + std::to_string(since_opset));
   if (!fn) throw RegistryError("cannot register '" + torch_op + "': empty symbolic");
   registrations_.push_back(Registration{torch_op, since_opset, std::move(fn), is_override});
 }
 
 void Registrar::declare_domain(const std::string& domain, int version) {
   if (domain.empty() || domain == "ai.onnx")
-    throw RegistryError("declare_domain: '" + domain + "' is the standard ONNX domain; only custom domains are declared");
+    throw RegistryError("declare_domain: '" + domain +
+                        "' is the standard ONNX domain; only custom domains are declared");
   if (version < 1) throw RegistryError("declare_domain('" + domain + "'): version must be >= 1");
   domains_.push_back(DomainDecl{domain, version});
 }

@@ -46,8 +46,12 @@ namespace {
 std::optional<AttrValue> fit_default(const AttrValue& v, AttrType type) {
   using K = AttrValue::Kind;
   switch (type) {
-    case AttrType::Int: if (v.kind() == K::Int) return v; break;
-    case AttrType::Ints: if (v.kind() == K::Ints) return v; break;
+    case AttrType::Int:
+      if (v.kind() == K::Int) return v;
+      break;
+    case AttrType::Ints:
+      if (v.kind() == K::Ints) return v;
+      break;
     case AttrType::Float:
       if (v.kind() == K::Float) return v;
       if (v.kind() == K::Int) return AttrValue(static_cast<double>(v.as_int()));
@@ -56,10 +60,18 @@ std::optional<AttrValue> fit_default(const AttrValue& v, AttrType type) {
       if (v.kind() == K::Floats) return v;
       if (v.kind() == K::Ints) return AttrValue(std::vector<double>(v.as_ints().begin(), v.as_ints().end()));
       break;
-    case AttrType::String: if (v.kind() == K::String) return v; break;
-    case AttrType::Strings: if (v.kind() == K::Strings) return v; break;
-    case AttrType::Tensor: if (v.kind() == K::Tensor) return v; break;
-    case AttrType::Tensors: if (v.kind() == K::Tensors) return v; break;
+    case AttrType::String:
+      if (v.kind() == K::String) return v;
+      break;
+    case AttrType::Strings:
+      if (v.kind() == K::Strings) return v;
+      break;
+    case AttrType::Tensor:
+      if (v.kind() == K::Tensor) return v;
+      break;
+    case AttrType::Tensors:
+      if (v.kind() == K::Tensors) return v;
+      break;
     case AttrType::Graph: break;  // sub-graph attributes have no default
   }
   return std::nullopt;
@@ -129,8 +141,9 @@ void CustomOpSchema::validate() const {
       if (is_fixed_type(p.type)) {
         // a fixed type: ONNX checks its spelling when the schema is registered
       } else if (!constrained.count(p.type)) {
-        fail(where + " has type '" + p.type + "', which is neither a tensor(...) type nor a constrained type parameter" +
-             " (add .type_constraint(\"" + p.type + "\", {...}))");
+        fail(where + " has type '" + p.type +
+             "', which is neither a tensor(...) type nor a constrained type parameter" + " (add .type_constraint(\"" +
+             p.type + "\", {...}))");
       } else {
         used.insert(p.type);
       }

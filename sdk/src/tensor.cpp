@@ -27,17 +27,62 @@ std::vector<Out> convert_elements(const Tensor& t) {
   for (int64_t i = 0; i < n; ++i) {
     Out v{};
     switch (t.dtype()) {
-      case DType::Float: { float x; std::memcpy(&x, p + i * 4, 4); v = static_cast<Out>(x); break; }
-      case DType::Double: { double x; std::memcpy(&x, p + i * 8, 8); v = static_cast<Out>(x); break; }
-      case DType::Int64: { int64_t x; std::memcpy(&x, p + i * 8, 8); v = static_cast<Out>(x); break; }
-      case DType::Int32: { int32_t x; std::memcpy(&x, p + i * 4, 4); v = static_cast<Out>(x); break; }
-      case DType::Int16: { int16_t x; std::memcpy(&x, p + i * 2, 2); v = static_cast<Out>(x); break; }
-      case DType::Int8: { int8_t x; std::memcpy(&x, p + i, 1); v = static_cast<Out>(x); break; }
+      case DType::Float: {
+        float x;
+        std::memcpy(&x, p + i * 4, 4);
+        v = static_cast<Out>(x);
+        break;
+      }
+      case DType::Double: {
+        double x;
+        std::memcpy(&x, p + i * 8, 8);
+        v = static_cast<Out>(x);
+        break;
+      }
+      case DType::Int64: {
+        int64_t x;
+        std::memcpy(&x, p + i * 8, 8);
+        v = static_cast<Out>(x);
+        break;
+      }
+      case DType::Int32: {
+        int32_t x;
+        std::memcpy(&x, p + i * 4, 4);
+        v = static_cast<Out>(x);
+        break;
+      }
+      case DType::Int16: {
+        int16_t x;
+        std::memcpy(&x, p + i * 2, 2);
+        v = static_cast<Out>(x);
+        break;
+      }
+      case DType::Int8: {
+        int8_t x;
+        std::memcpy(&x, p + i, 1);
+        v = static_cast<Out>(x);
+        break;
+      }
       case DType::UInt8:
       case DType::Bool: v = static_cast<Out>(p[i]); break;
-      case DType::UInt16: { uint16_t x; std::memcpy(&x, p + i * 2, 2); v = static_cast<Out>(x); break; }
-      case DType::UInt32: { uint32_t x; std::memcpy(&x, p + i * 4, 4); v = static_cast<Out>(x); break; }
-      case DType::UInt64: { uint64_t x; std::memcpy(&x, p + i * 8, 8); v = static_cast<Out>(x); break; }
+      case DType::UInt16: {
+        uint16_t x;
+        std::memcpy(&x, p + i * 2, 2);
+        v = static_cast<Out>(x);
+        break;
+      }
+      case DType::UInt32: {
+        uint32_t x;
+        std::memcpy(&x, p + i * 4, 4);
+        v = static_cast<Out>(x);
+        break;
+      }
+      case DType::UInt64: {
+        uint64_t x;
+        std::memcpy(&x, p + i * 8, 8);
+        v = static_cast<Out>(x);
+        break;
+      }
       default:
         throw ArgumentError(std::string("cannot read elements of a ") + dtype_name(t.dtype()) + " tensor as numbers");
     }
@@ -87,10 +132,22 @@ Tensor Tensor::scalar_of(DType dtype, double v) {
     case DType::Float: return scalar_float(static_cast<float>(v));
     case DType::Double: return scalar_double(v);
     case DType::Int64: return scalar_int64(static_cast<int64_t>(v));
-    case DType::Int32: { int32_t x = static_cast<int32_t>(v); return from_values(dtype, {}, &x, 1); }
-    case DType::Int16: { int16_t x = static_cast<int16_t>(v); return from_values(dtype, {}, &x, 1); }
-    case DType::Int8: { int8_t x = static_cast<int8_t>(v); return from_values(dtype, {}, &x, 1); }
-    case DType::UInt8: { uint8_t x = static_cast<uint8_t>(v); return from_values(dtype, {}, &x, 1); }
+    case DType::Int32: {
+      int32_t x = static_cast<int32_t>(v);
+      return from_values(dtype, {}, &x, 1);
+    }
+    case DType::Int16: {
+      int16_t x = static_cast<int16_t>(v);
+      return from_values(dtype, {}, &x, 1);
+    }
+    case DType::Int8: {
+      int8_t x = static_cast<int8_t>(v);
+      return from_values(dtype, {}, &x, 1);
+    }
+    case DType::UInt8: {
+      uint8_t x = static_cast<uint8_t>(v);
+      return from_values(dtype, {}, &x, 1);
+    }
     case DType::Bool: return scalar_bool(v != 0.0);
     case DType::Float16: {
       // IEEE half by rounding through float: enough for constants like 0.5, 1e-5.
@@ -101,13 +158,15 @@ Tensor Tensor::scalar_of(DType dtype, double v) {
       int32_t exp = static_cast<int32_t>((bits >> 23) & 0xff) - 127 + 15;
       uint32_t mant = bits & 0x7fffffu;
       uint16_t h;
-      if (exp <= 0) h = static_cast<uint16_t>(sign);
-      else if (exp >= 31) h = static_cast<uint16_t>(sign | 0x7c00u);
-      else h = static_cast<uint16_t>(sign | (static_cast<uint32_t>(exp) << 10) | ((mant + 0x1000u) >> 13));
+      if (exp <= 0)
+        h = static_cast<uint16_t>(sign);
+      else if (exp >= 31)
+        h = static_cast<uint16_t>(sign | 0x7c00u);
+      else
+        h = static_cast<uint16_t>(sign | (static_cast<uint32_t>(exp) << 10) | ((mant + 0x1000u) >> 13));
       return from_values(dtype, {}, &h, 1);
     }
-    default:
-      throw ArgumentError(std::string("cannot make a scalar constant of dtype ") + dtype_name(dtype));
+    default: throw ArgumentError(std::string("cannot make a scalar constant of dtype ") + dtype_name(dtype));
   }
 }
 

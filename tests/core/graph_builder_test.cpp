@@ -143,17 +143,16 @@ TEST_CASE("a custom-domain op gets its domain, list attributes of every kind and
   o.custom_domains = {{"com.vendor", 3}};
   GraphBuilder g(model, o);
   Value* x = g.add_input("x", float_type({2, 3}));
-  std::vector<Value*> outs =
-      g.op("com.vendor::Fancy", {x},
-           {{"count_i", 4},
-            {"sizes_i", {1, 2, 3}},
-            {"scale_f", 0.5},
-            {"scales_f", {0.5, 1.5}},
-            {"mode_s", "fast"},
-            {"names_s", std::vector<std::string>{"a", "b"}},
-            {"table_t", Tensor::floats({1.5f, 2.5f})},
-            {"tables_t", std::vector<Tensor>{Tensor::ints({7}), Tensor::ints({8, 9})}}},
-           2);
+  std::vector<Value*> outs = g.op("com.vendor::Fancy", {x},
+                                  {{"count_i", 4},
+                                   {"sizes_i", {1, 2, 3}},
+                                   {"scale_f", 0.5},
+                                   {"scales_f", {0.5, 1.5}},
+                                   {"mode_s", "fast"},
+                                   {"names_s", std::vector<std::string>{"a", "b"}},
+                                   {"table_t", Tensor::floats({1.5f, 2.5f})},
+                                   {"tables_t", std::vector<Tensor>{Tensor::ints({7}), Tensor::ints({8, 9})}}},
+                                  2);
 
   REQUIRE(model.nodes.size() == 1);
   const auto& n = model.nodes[0].proto;

@@ -74,7 +74,8 @@ TEST_CASE("Transpose reverses the axes without perm and follows perm when given"
 }
 
 TEST_CASE("Concat joins its inputs along 'axis' and needs the attribute") {
-  auto r = eval(node_proto("Concat", {"a", "b", "c"}, {"y"}, {attr_i("axis", 0)}), {longs({1, 2}), longs({3}), longs({4, 5})});
+  auto r = eval(node_proto("Concat", {"a", "b", "c"}, {"y"}, {attr_i("axis", 0)}),
+                {longs({1, 2}), longs({3}), longs({4, 5})});
   REQUIRE(r);
   CHECK(values_of(*r) == std::vector<int64_t>{1, 2, 3, 4, 5});
 
@@ -94,7 +95,8 @@ TEST_CASE("Gather picks along its axis, wraps negative indices and keeps the ind
   CHECK(sizes_of(*rows) == std::vector<int64_t>{2, 3});
   CHECK(values_of(*rows) == std::vector<int64_t>{3, 4, 5, 0, 1, 2});
 
-  auto col = eval(node_proto("Gather", {"d", "i"}, {"y"}, {attr_i("axis", 1)}), {data, at::scalar_tensor(-1, at::kLong)});
+  auto col =
+      eval(node_proto("Gather", {"d", "i"}, {"y"}, {attr_i("axis", 1)}), {data, at::scalar_tensor(-1, at::kLong)});
   REQUIRE(col);
   CHECK(sizes_of(*col) == std::vector<int64_t>{2});  // a 0-d index removes the axis
   CHECK(values_of(*col) == std::vector<int64_t>{2, 5});
@@ -192,8 +194,8 @@ TEST_CASE("evaluate_constant_node computes on SDK tensors and declines nodes wit
   CHECK(sum->shape() == std::vector<int64_t>{3});
   CHECK(sum->as_int64s() == std::vector<int64_t>{11, 12, 13});
 
-  auto cast = evaluate_constant_node(node_proto("Cast", {"a"}, {"y"}, {attr_i("to", static_cast<int64_t>(DType::Float))}),
-                                     {a}, 17);
+  auto cast = evaluate_constant_node(
+      node_proto("Cast", {"a"}, {"y"}, {attr_i("to", static_cast<int64_t>(DType::Float))}), {a}, 17);
   REQUIRE(cast);
   CHECK(cast->dtype() == DType::Float);
   CHECK(cast->as_doubles() == std::vector<double>{1.0, 2.0, 3.0});

@@ -34,8 +34,8 @@ struct ConvBnModel {
     if (with_bias) conv_inputs.push_back("conv.bias");
     model.nodes.push_back(onnx_node("Conv", conv_inputs, {"c"}, {attr_ints("kernel_shape", {1, 1})}));
     bn_attrs.push_back(attr_f("epsilon", epsilon));
-    model.nodes.push_back(
-        onnx_node("BatchNormalization", {"c", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, {"y"}, bn_attrs));
+    model.nodes.push_back(onnx_node(
+        "BatchNormalization", {"c", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, {"y"}, bn_attrs));
     add_output(model, "y");
     model.initializers.push_back({"conv.weight", weight});
     if (with_bias) model.initializers.push_back({"conv.bias", bias});
@@ -60,7 +60,7 @@ TEST_CASE("dead-code elimination removes unread nodes and initializers and keeps
   OnnxModel m;
   add_input(m, "x", float_type({2}));
   m.nodes.push_back(onnx_node("Relu", {"x"}, {"r"}));
-  m.nodes.push_back(onnx_node("Neg", {"x"}, {"unused"}));           // read by nobody
+  m.nodes.push_back(onnx_node("Neg", {"x"}, {"unused"}));            // read by nobody
   m.nodes.push_back(onnx_node("Exp", {"unused"}, {"also_unused"}));  // a dead chain
   m.nodes.push_back(onnx_node("Add", {"r", "w"}, {"y"}));
   m.nodes.push_back(onnx_node("Mul", {"y", "w_dead"}, {"dead_mul"}));
@@ -118,9 +118,9 @@ TEST_CASE("a chain of ops on initializers folds into initializers named after th
   add_input(m, "x", float_type({2}));
   m.initializers.push_back({"a", Tensor::floats({1.0f, 2.0f})});
   m.initializers.push_back({"b", Tensor::floats({3.0f, 4.0f})});
-  m.nodes.push_back(onnx_node("Add", {"a", "b"}, {"s"}));      // [4, 6]
-  m.nodes.push_back(onnx_node("Mul", {"s", "b"}, {"m"}));      // [12, 24]
-  m.nodes.push_back(onnx_node("Add", {"x", "m"}, {"y"}));      // reads a graph input: stays
+  m.nodes.push_back(onnx_node("Add", {"a", "b"}, {"s"}));  // [4, 6]
+  m.nodes.push_back(onnx_node("Mul", {"s", "b"}, {"m"}));  // [12, 24]
+  m.nodes.push_back(onnx_node("Add", {"x", "m"}, {"y"}));  // reads a graph input: stays
   add_output(m, "y");
 
   const FoldStats stats = fold_constants(m, 17, /*parameters_are_constant=*/true);
@@ -258,8 +258,8 @@ TEST_CASE("Conv followed by inference BatchNormalization becomes one Conv with W
     CHECK(got_b[c] == doctest::Approx((b[c] - mean[c]) * k[c] + shift[c]).epsilon(1e-5));
   }
   // Each name appears once; the statistics are left for dead-code elimination.
-  CHECK(initializer_names(f.model) ==
-        std::vector<std::string>{"bn.weight", "bn.bias", "bn.running_mean", "bn.running_var", "conv.weight", "conv.bias"});
+  CHECK(initializer_names(f.model) == std::vector<std::string>{"bn.weight", "bn.bias", "bn.running_mean",
+                                                               "bn.running_var", "conv.weight", "conv.bias"});
   eliminate_dead_code(f.model);
   CHECK(initializer_names(f.model) == std::vector<std::string>{"conv.weight", "conv.bias"});
 }
@@ -267,11 +267,12 @@ TEST_CASE("Conv followed by inference BatchNormalization becomes one Conv with W
 TEST_CASE("the fused Conv computes what Conv then BatchNormalization computed") {
   ConvBnModel f;
   at::Tensor x = at::linspace(-2.0, 2.0, 48).reshape({1, 3, 4, 4});
-  at::Tensor expected = at::batch_norm(at::conv2d(x, to_aten(f.weight), to_aten(f.bias)), to_aten(f.scale),
-                                       to_aten(f.shift), to_aten(f.mean), to_aten(f.var), /*training=*/false, 0.1,
-                                       f.epsilon, /*cudnn_enabled=*/false);
+  at::Tensor expected =
+      at::batch_norm(at::conv2d(x, to_aten(f.weight), to_aten(f.bias)), to_aten(f.scale), to_aten(f.shift),
+                     to_aten(f.mean), to_aten(f.var), /*training=*/false, 0.1, f.epsilon, /*cudnn_enabled=*/false);
   REQUIRE(fuse_conv_batchnorm(f.model) == 1);
-  at::Tensor fused = at::conv2d(x, to_aten(initializer(f.model, "conv.weight")), to_aten(initializer(f.model, "conv.bias")));
+  at::Tensor fused =
+      at::conv2d(x, to_aten(initializer(f.model, "conv.weight")), to_aten(initializer(f.model, "conv.bias")));
   CHECK(at::allclose(fused, expected, 1e-5, 1e-5));
   CHECK_FALSE(at::allclose(at::conv2d(x, to_aten(f.weight), to_aten(f.bias)), expected, 1e-5, 1e-5));
 }
@@ -281,7 +282,8 @@ TEST_CASE("a Conv without bias gets a bias named after its weight") {
   REQUIRE(fuse_conv_batchnorm(f.model) == 1);
   REQUIRE(f.model.nodes.size() == 1);
   CHECK(inputs_of(f.model.nodes[0].proto) == std::vector<std::string>{"x", "conv.weight", "conv.bias"});
-  const std::vector<double> scale = values(f.scale), shift = values(f.shift), mean = values(f.mean), var = values(f.var);
+  const std::vector<double> scale = values(f.scale), shift = values(f.shift), mean = values(f.mean),
+                            var = values(f.var);
   const std::vector<double> got_b = values(initializer(f.model, "conv.bias"));
   REQUIRE(got_b.size() == 2);
   for (size_t c = 0; c < 2; ++c)
@@ -326,8 +328,9 @@ TEST_CASE("a BatchNormalization in training mode or with non-constant statistics
   SUBCASE("running_var is a graph input") {
     ConvBnModel f;
     auto& inits = f.model.initializers;
-    inits.erase(std::remove_if(inits.begin(), inits.end(), [](const Initializer& i) { return i.name == "bn.running_var"; }),
-                inits.end());
+    inits.erase(
+        std::remove_if(inits.begin(), inits.end(), [](const Initializer& i) { return i.name == "bn.running_var"; }),
+        inits.end());
     add_input(f.model, "bn.running_var", float_type({2}));
     CHECK(fuse_conv_batchnorm(f.model) == 0);
     CHECK(f.model.nodes.size() == 2);

@@ -94,7 +94,8 @@ inline onnx::NodeProto node_proto(const std::string& op, const std::vector<std::
 }
 
 inline OnnxNode onnx_node(const std::string& op, const std::vector<std::string>& inputs,
-                          const std::vector<std::string>& outputs, const std::vector<onnx::AttributeProto>& attrs = {}) {
+                          const std::vector<std::string>& outputs,
+                          const std::vector<onnx::AttributeProto>& attrs = {}) {
   OnnxNode n;
   n.proto = node_proto(op, inputs, outputs, attrs);
   return n;

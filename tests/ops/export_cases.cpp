@@ -65,10 +65,14 @@ Options parse_options(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if ((arg == "--only" || arg == "--opset") && i + 1 >= argc) usage(arg + " needs a value");
-    if (arg == "--only") o.only.insert(argv[++i]);
-    else if (arg == "--opset") o.opsets.insert(std::stoi(argv[++i]));
-    else if (arg.rfind("--", 0) == 0) usage("unknown option " + arg);
-    else positional.push_back(arg);
+    if (arg == "--only")
+      o.only.insert(argv[++i]);
+    else if (arg == "--opset")
+      o.opsets.insert(std::stoi(argv[++i]));
+    else if (arg.rfind("--", 0) == 0)
+      usage("unknown option " + arg);
+    else
+      positional.push_back(arg);
   }
   if (positional.size() != 2) usage("expected INDEX.json and OUT_DIR");
   o.index = positional[0];
@@ -99,7 +103,8 @@ std::vector<Case> read_cases(const fs::path& index_file) {
     x.opsets = c.at("opsets").get<std::vector<int>>();
     for (const auto& [opset, text] : c.at("expect_fail").items()) x.expect_fail[std::stoi(opset)] = text;
     x.training = c.value("training", false);
-    if (c.contains("dynamic_axes")) x.dynamic_axes = c["dynamic_axes"].get<std::map<std::string, std::vector<int64_t>>>();
+    if (c.contains("dynamic_axes"))
+      x.dynamic_axes = c["dynamic_axes"].get<std::map<std::string, std::vector<int64_t>>>();
     x.dynamic_check = c.value("dynamic_check", true);
     for (const char* key : {"rtol", "atol"})
       if (c.contains(key)) x.tolerances[key] = c[key];
@@ -158,7 +163,8 @@ void load_torchvision_if_needed(const std::vector<Case>& cases) {
     for (const auto& op : c.ops)
       if (op.rfind("torchvision::", 0) == 0) {
         const char* path = std::getenv("ONNXPORT_TORCHVISION_LIBRARY");
-        onnxport::load_op_library(path ? path : "/usr/lib/python3/dist-packages/torchvision/_C.cpython-311-x86_64-linux-gnu.so");
+        onnxport::load_op_library(
+            path ? path : "/usr/lib/python3/dist-packages/torchvision/_C.cpython-311-x86_64-linux-gnu.so");
         return;
       }
 }
@@ -213,7 +219,8 @@ class CaseExporter {
 
     std::string failure;
     if (expected != c.expect_fail.end()) {
-      if (error.empty()) failure = "expected to fail with \"" + expected->second + "\" but exported";
+      if (error.empty())
+        failure = "expected to fail with \"" + expected->second + "\" but exported";
       else if (error.find(expected->second) == std::string::npos)
         failure = "expected an error containing \"" + expected->second + "\", got: " + error;
     } else if (!error.empty()) {
@@ -223,8 +230,9 @@ class CaseExporter {
       for (const auto& op : c.ops)
         if (!converted_.count(op)) missing.push_back(op);
       if (!missing.empty())
-        failure = "declares " + join(missing) + " but the export never converted it (converted: " +
-                  join({converted_.begin(), converted_.end()}) + ")";
+        failure = "declares " + join(missing) +
+                  " but the export never converted it (converted: " + join({converted_.begin(), converted_.end()}) +
+                  ")";
     }
     auto& [ok, bad] = tally.per_opset[opset];
     if (!failure.empty()) {
@@ -239,8 +247,8 @@ class CaseExporter {
       return nullptr;
     }
     ++tally.exported;
-    json entry = {{"name", label}, {"onnx", onnx.filename().string()},
-                  {"manifest", fs::relative(c.manifest, out_dir_).string()}};
+    json entry = {
+        {"name", label}, {"onnx", onnx.filename().string()}, {"manifest", fs::relative(c.manifest, out_dir_).string()}};
     entry.update(c.tolerances);
     return entry;
   }

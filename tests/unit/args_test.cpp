@@ -26,9 +26,8 @@ struct Fixture {
   TorchNode node = make_node();
   Value* self = pool.tensor(DType::Float, {2, 3});
   Args args{{self, pool.constant(int64_t{1}), pool.constant(0.5), pool.constant(true),
-             pool.constant(std::string("linear")),
-             pool.list({pool.constant(int64_t{2}), pool.constant(int64_t{3})}), pool.none(),
-             pool.list({self, pool.constant(int64_t{4})})},
+             pool.constant(std::string("linear")), pool.list({pool.constant(int64_t{2}), pool.constant(int64_t{3})}),
+             pool.none(), pool.list({self, pool.constant(int64_t{4})})},
             node};
 };
 
@@ -43,9 +42,7 @@ std::string arg_error(F&& f) {
   return "";
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -106,8 +103,7 @@ TEST_CASE("a wrong argument kind names the op, the argument index and name, expe
       {"s on an int", arg_error([&] { a.s(1); }), "argument 1 (dim)", "string", "int 1"},
       {"b on a string", arg_error([&] { a.b(4); }), "argument 4 (mode)", "bool", "linear"},
       {"tensor on None", arg_error([&] { a.tensor(6); }), "argument 6 (weight)", "tensor", "None"},
-      {"is on a list with a tensor", arg_error([&] { a.is(7); }), "argument 7 (items)", "int list",
-       "list of 2"},
+      {"is on a list with a tensor", arg_error([&] { a.is(7); }), "argument 7 (items)", "int list", "list of 2"},
       {"list on an int", arg_error([&] { a.list(1); }), "argument 1 (dim)", "list", "int 1"},
       {"t on a non-constant", arg_error([&] { a.t(0); }), "argument 0 (self)", "tensor", "float32"},
       {"opt_i on a string", arg_error([&] { a.opt_i(4); }), "argument 4 (mode)", "int", "linear"},

@@ -14,9 +14,9 @@
 #include "support.h"
 
 using namespace onnxport;
+using onnxport::test::entry_for;
 using onnxport::test::RecordingGraph;
 using onnxport::test::ValuePool;
-using onnxport::test::entry_for;
 using State = PackStatus::State;
 namespace fs = std::filesystem;
 
@@ -27,9 +27,7 @@ std::string pack_file(const std::string& name, const std::string& dir = UNIT_PAC
   return fs::canonical(dir + "/libunit_" + name + ".so").string();
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A fresh registry and loader per test: packs stay mapped, but registrations do not leak.
 struct Loader {
@@ -142,8 +140,8 @@ TEST_CASE("a file that is not a shared library is reported with the loader's rea
   const std::string prefix = "not a loadable shared library: ";
   REQUIRE(contains(st.error, prefix));
   const std::string reason = st.error.substr(st.error.find(prefix) + prefix.size());
-  CHECK(!reason.empty());                                  // dlerror's text follows
-  CHECK_FALSE(contains(reason, pack_file("text")));        // without repeating the file
+  CHECK(!reason.empty());                            // dlerror's text follows
+  CHECK_FALSE(contains(reason, pack_file("text")));  // without repeating the file
 }
 
 TEST_CASE("a missing file is a failed entry, not an exception") {

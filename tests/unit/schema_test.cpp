@@ -92,8 +92,9 @@ TEST_CASE("a schema's domain must be declared by the same pack") {
   Registry reg;
   Registrar r;
   r.add_schema(fancy());
-  CHECK(contains(registry_error([&] { reg.add_pack(kPackA, r); }),
-                 "declares schema com.vendor::FancyOp (since version 2) for domain com.vendor, which it does not declare"));
+  CHECK(contains(
+      registry_error([&] { reg.add_pack(kPackA, r); }),
+      "declares schema com.vendor::FancyOp (since version 2) for domain com.vendor, which it does not declare"));
   CHECK(reg.schemas().empty());
   CHECK(reg.domains().empty());  // nothing of the failed pack is kept
 }

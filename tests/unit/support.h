@@ -18,12 +18,31 @@ namespace onnxport::test {
 // Value's constructor is protected (only hosts create Values); this one exposes its state.
 class TestValue : public Value {
  public:
-  TestValue& kind(Kind k) { kind_ = k; return *this; }
-  TestValue& constant(Constant c) { constant_ = std::move(c); return *this; }
-  TestValue& elements(std::vector<Value*> e) { kind_ = Kind::List; elements_ = std::move(e); return *this; }
-  TestValue& type(TensorType t) { type_ = std::move(t); return *this; }
-  TestValue& scalar(bool s) { scalar_ = s; return *this; }
-  TestValue& name(std::string n) { name_ = std::move(n); return *this; }
+  TestValue& kind(Kind k) {
+    kind_ = k;
+    return *this;
+  }
+  TestValue& constant(Constant c) {
+    constant_ = std::move(c);
+    return *this;
+  }
+  TestValue& elements(std::vector<Value*> e) {
+    kind_ = Kind::List;
+    elements_ = std::move(e);
+    return *this;
+  }
+  TestValue& type(TensorType t) {
+    type_ = std::move(t);
+    return *this;
+  }
+  TestValue& scalar(bool s) {
+    scalar_ = s;
+    return *this;
+  }
+  TestValue& name(std::string n) {
+    name_ = std::move(n);
+    return *this;
+  }
 };
 
 // Owns the values of one test.
@@ -61,8 +80,8 @@ class RecordingGraph : public Graph {
   const std::vector<RecordedNode>& nodes() const { return nodes_; }
 
  protected:
-  std::vector<Value*> add_node(const std::string& name, const std::vector<Value*>& inputs,
-                               const Attrs& attrs, int num_outputs) override {
+  std::vector<Value*> add_node(const std::string& name, const std::vector<Value*>& inputs, const Attrs& attrs,
+                               int num_outputs) override {
     nodes_.push_back(RecordedNode{name, inputs, attrs});
     std::vector<Value*> outs;
     for (int i = 0; i < num_outputs; ++i) {

@@ -12,9 +12,9 @@ namespace onnxport {
 
 // How an option is written on the command line.
 enum class FlagForm {
-  Switch,    // no value: sets one fixed value (--verbose, --no-check)
-  Value,     // one value (--opset 13)
-  Repeated,  // one value per occurrence (--input a --input b)
+  Switch,         // no value: sets one fixed value (--verbose, --no-check)
+  Value,          // one value (--opset 13)
+  Repeated,       // one value per occurrence (--input a --input b)
   OptionalValue,  // alone or with one value (--external-data, --external-data FILE)
 };
 
@@ -25,15 +25,15 @@ enum class FlagMerge {
 };
 
 struct ExportOption {
-  std::string key;           // config file key; empty for a flag the CLI handles itself
-  std::string flag;          // "--opset"
+  std::string key;   // config file key; empty for a flag the CLI handles itself
+  std::string flag;  // "--opset"
   FlagForm form = FlagForm::Value;
   FlagMerge merge = FlagMerge::Replace;  // for Repeated options
-  std::string value_name;    // how a flag value is written ("N"); empty for a switch
-  std::string config_value;  // what the config key holds ("an integer")
-  std::string default_text;  // the default as a flag value; empty when there is none to show
-  std::string help;          // plain text, no trailing period
-  bool torch_onnx = false;   // torch.onnx.export has this option, and `key` is its name there
+  std::string value_name;                // how a flag value is written ("N"); empty for a switch
+  std::string config_value;              // what the config key holds ("an integer")
+  std::string default_text;              // the default as a flag value; empty when there is none to show
+  std::string help;                      // plain text, no trailing period
+  bool torch_onnx = false;               // torch.onnx.export has this option, and `key` is its name there
 };
 
 // Every option with a config key, in the order `onnxport export --help` lists them.

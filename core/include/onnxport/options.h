@@ -12,7 +12,7 @@ struct InputSpec {
   std::string name;            // graph input name
   std::vector<int64_t> shape;  // for random inputs
   DType dtype = DType::Float;
-  std::string npy_file;        // exact values from a .npy file (shape/dtype from the file)
+  std::string npy_file;  // exact values from a .npy file (shape/dtype from the file)
 
   // "x:1x3x224x224:float32", "x:1x3x224x224" (float32), "x=inputs/x.npy"
   static InputSpec parse(const std::string& text);
@@ -62,10 +62,10 @@ struct ExportOptions {
   bool check_dynamic_axes = true;
   std::vector<InputSpec> inputs;
   std::vector<std::string> plugin_dirs;
-  bool strict = true;   // validate every g.op against ONNX's schema
-  bool check = true;    // run the ONNX checker + shape inference on the written file
+  bool strict = true;       // validate every g.op against ONNX's schema
+  bool check = true;        // run the ONNX checker + shape inference on the written file
   bool provenance = false;  // each node's doc_string: op pack, torch op, module path, source
-  uint64_t seed = 0;    // random example inputs
+  uint64_t seed = 0;        // random example inputs
   // Every initializer goes to one file beside the model (ONNX external data): external_data_file,
   // or "<model file>.data" when that is empty. Without it, parameters go into the model unless
   // they would pass protobuf's 2 GiB limit (then to "<model file>.data", with a note in the report).

@@ -67,9 +67,8 @@ class AttrValue {
 
  private:
   // Order matches Kind.
-  std::variant<int64_t, std::vector<int64_t>, double, std::vector<double>, std::string,
-               std::vector<std::string>, onnxport::Tensor, std::vector<onnxport::Tensor>,
-               std::shared_ptr<const Subgraph>>
+  std::variant<int64_t, std::vector<int64_t>, double, std::vector<double>, std::string, std::vector<std::string>,
+               onnxport::Tensor, std::vector<onnxport::Tensor>, std::shared_ptr<const Subgraph>>
       v_;
 };
 
@@ -85,7 +84,7 @@ struct ResolvedAttr {
   enum class Type { Int, Ints, Float, Floats, String, Strings, Tensor, Tensors, Graph };
   std::string name;  // suffix stripped: "kernel_shape"
   Type type;
-  AttrValue value;   // ints widened to floats where the suffix asks for floats
+  AttrValue value;  // ints widened to floats where the suffix asks for floats
 };
 
 // Checks the suffix against the value and strips it. Throws AttributeError naming the

@@ -27,10 +27,11 @@ enum class DType : int32_t {
   BFloat16 = 16,
 };
 
-const char* dtype_name(DType t);     // "float32", "int64", ...
-size_t dtype_size(DType t);          // bytes per element; 0 for String/Undefined
-bool is_floating(DType t);           // Float16, BFloat16, Float, Double
-bool is_integral(DType t);           // signed/unsigned integers (not Bool)
-DType dtype_from_name(const std::string& name);  // accepts dtype_name() spellings and "float"/"long"/...; throws ArgumentError
+const char* dtype_name(DType t);  // "float32", "int64", ...
+size_t dtype_size(DType t);       // bytes per element; 0 for String/Undefined
+bool is_floating(DType t);        // Float16, BFloat16, Float, Double
+bool is_integral(DType t);        // signed/unsigned integers (not Bool)
+DType dtype_from_name(
+    const std::string& name);  // accepts dtype_name() spellings and "float"/"long"/...; throws ArgumentError
 
 }  // namespace onnxport

@@ -41,22 +41,22 @@ class Error : public std::runtime_error {
   std::string full_;
 };
 
-#define ONNXPORT_ERROR_KIND(Name, label)                                              \
-  class Name : public Error {                                                         \
-   public:                                                                            \
-    using Error::Error;                                                               \
-    const char* kind() const override { return label; }                               \
+#define ONNXPORT_ERROR_KIND(Name, label)                \
+  class Name : public Error {                           \
+   public:                                              \
+    using Error::Error;                                 \
+    const char* kind() const override { return label; } \
   };
 
-ONNXPORT_ERROR_KIND(ArgumentError, "argument error")        // a symbolic got an argument it can't use
-ONNXPORT_ERROR_KIND(AttributeError, "attribute error")      // suffix/value mismatch in g.op attributes
-ONNXPORT_ERROR_KIND(SchemaError, "schema error")            // strict mode: g.op violates ONNX's schema
-ONNXPORT_ERROR_KIND(UnsupportedOpError, "unsupported op")   // nothing maps a torch op
-ONNXPORT_ERROR_KIND(PackLoadError, "op pack error")         // an op pack can't be loaded or registered
-ONNXPORT_ERROR_KIND(RegistryError, "registry error")        // duplicate registrations, bad keys
-ONNXPORT_ERROR_KIND(ConfigError, "configuration error")     // CLI flags, config files, options
-ONNXPORT_ERROR_KIND(ModelError, "model error")              // loading/tracing the TorchScript model
-ONNXPORT_ERROR_KIND(ExportError, "export error")            // conversion, serialization, checking
+ONNXPORT_ERROR_KIND(ArgumentError, "argument error")       // a symbolic got an argument it can't use
+ONNXPORT_ERROR_KIND(AttributeError, "attribute error")     // suffix/value mismatch in g.op attributes
+ONNXPORT_ERROR_KIND(SchemaError, "schema error")           // strict mode: g.op violates ONNX's schema
+ONNXPORT_ERROR_KIND(UnsupportedOpError, "unsupported op")  // nothing maps a torch op
+ONNXPORT_ERROR_KIND(PackLoadError, "op pack error")        // an op pack can't be loaded or registered
+ONNXPORT_ERROR_KIND(RegistryError, "registry error")       // duplicate registrations, bad keys
+ONNXPORT_ERROR_KIND(ConfigError, "configuration error")    // CLI flags, config files, options
+ONNXPORT_ERROR_KIND(ModelError, "model error")             // loading/tracing the TorchScript model
+ONNXPORT_ERROR_KIND(ExportError, "export error")           // conversion, serialization, checking
 #undef ONNXPORT_ERROR_KIND
 
 }  // namespace onnxport

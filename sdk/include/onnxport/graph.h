@@ -17,8 +17,8 @@ class Graph {
   // A nullptr input is an omitted optional input. A constant Value used as an input is
   // materialized as an ONNX constant. Result types come from ONNX's per-node inference.
   Value* op(const std::string& name, const std::vector<Value*>& inputs, const Attrs& attrs = {});
-  std::vector<Value*> op(const std::string& name, const std::vector<Value*>& inputs,
-                         const Attrs& attrs, int num_outputs);
+  std::vector<Value*> op(const std::string& name, const std::vector<Value*>& inputs, const Attrs& attrs,
+                         int num_outputs);
 
   // Constants (ONNX Constant nodes / initializers, with the payload visible to maybe_*()).
   Value* constant(const Tensor& t);
@@ -30,12 +30,12 @@ class Graph {
   Value* none();                                  // a None value
   Value* list(const std::vector<Value*>& items);  // a TorchScript list/tuple of values
 
-  virtual int opset() const = 0;       // target opset of the default domain
-  virtual bool training() const = 0;   // export in training mode (Dropout, BatchNorm)
+  virtual int opset() const = 0;      // target opset of the default domain
+  virtual bool training() const = 0;  // export in training mode (Dropout, BatchNorm)
 
  protected:
-  virtual std::vector<Value*> add_node(const std::string& name, const std::vector<Value*>& inputs,
-                                       const Attrs& attrs, int num_outputs) = 0;
+  virtual std::vector<Value*> add_node(const std::string& name, const std::vector<Value*>& inputs, const Attrs& attrs,
+                                       int num_outputs) = 0;
   virtual Value* add_constant(const Tensor& t) = 0;
   virtual Value* make_none() = 0;
   virtual Value* make_list(const std::vector<Value*>& items) = 0;

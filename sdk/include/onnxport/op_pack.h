@@ -24,9 +24,9 @@
 #else
 #define ONNXPORT_COMPILER_TAG "unknown"
 #endif
-#define ONNXPORT_ABI_TAG                                                         \
-  ONNXPORT_COMPILER_TAG "|libstdc++-cxx11abi=" ONNXPORT_STR(_GLIBCXX_USE_CXX11_ABI) \
-  "|sdk-api=" ONNXPORT_STR(ONNXPORT_SDK_API_VERSION)
+#define ONNXPORT_ABI_TAG \
+  ONNXPORT_COMPILER_TAG  \
+      "|libstdc++-cxx11abi=" ONNXPORT_STR(_GLIBCXX_USE_CXX11_ABI) "|sdk-api=" ONNXPORT_STR(ONNXPORT_SDK_API_VERSION)
 #endif
 
 #define ONNXPORT_EXPORT extern "C" __attribute__((visibility("default")))
@@ -52,14 +52,11 @@ const char* host_abi_tag();
 
 }  // namespace onnxport
 
-#define ONNXPORT_OP_PACK(ID, VERSION)                                                   \
-  static void onnxport_pack_body_(::onnxport::Registrar& r);                            \
-  ONNXPORT_EXPORT const ::onnxport::PackInfo* onnxport_pack_info() {                    \
-    static const ::onnxport::PackInfo info{ONNXPORT_SDK_API_VERSION, ONNXPORT_ABI_TAG,  \
-                                           ONNXPORT_STR(ID), VERSION};                  \
-    return &info;                                                                       \
-  }                                                                                     \
-  ONNXPORT_EXPORT void onnxport_pack_register(::onnxport::Registrar& r) {               \
-    onnxport_pack_body_(r);                                                             \
-  }                                                                                     \
+#define ONNXPORT_OP_PACK(ID, VERSION)                                                                              \
+  static void onnxport_pack_body_(::onnxport::Registrar& r);                                                       \
+  ONNXPORT_EXPORT const ::onnxport::PackInfo* onnxport_pack_info() {                                               \
+    static const ::onnxport::PackInfo info{ONNXPORT_SDK_API_VERSION, ONNXPORT_ABI_TAG, ONNXPORT_STR(ID), VERSION}; \
+    return &info;                                                                                                  \
+  }                                                                                                                \
+  ONNXPORT_EXPORT void onnxport_pack_register(::onnxport::Registrar& r) { onnxport_pack_body_(r); }                \
   static void onnxport_pack_body_(::onnxport::Registrar& r)

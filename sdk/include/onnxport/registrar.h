@@ -19,7 +19,7 @@ struct Registration {
   // "aten::relu", "vendor::fancy": every overload of the op; "aten::slice.t": only the nodes
   // whose schema is that overload (they prefer it over the name's mapping).
   std::string torch_op;
-  int since_opset = 1;    // used for every target opset >= since_opset (until a later entry)
+  int since_opset = 1;  // used for every target opset >= since_opset (until a later entry)
   Symbolic fn;
   bool is_override = false;  // may replace another pack's entry for the same key
 };

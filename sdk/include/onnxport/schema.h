@@ -45,12 +45,12 @@ class CustomOpSchema {
     std::string doc;
   };
   struct TypeConstraint {
-    std::string param;          // "T"
+    std::string param;  // "T"
     std::vector<DType> allowed;
     std::string doc;
   };
   struct Attribute {
-    std::string name;                  // without suffix: "alpha"
+    std::string name;  // without suffix: "alpha"
     AttrType type = AttrType::Float;
     bool required = false;
     std::optional<AttrValue> default_value;

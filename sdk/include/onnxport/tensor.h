@@ -21,9 +21,9 @@ class Tensor {
   static Tensor scalar_float(float v);
   static Tensor scalar_double(double v);
   static Tensor scalar_bool(bool v);
-  static Tensor ints(const std::vector<int64_t>& v);    // 1-d int64
-  static Tensor floats(const std::vector<float>& v);    // 1-d float32
-  static Tensor scalar_of(DType dtype, double v);       // 0-d of any numeric dtype
+  static Tensor ints(const std::vector<int64_t>& v);  // 1-d int64
+  static Tensor floats(const std::vector<float>& v);  // 1-d float32
+  static Tensor scalar_of(DType dtype, double v);     // 0-d of any numeric dtype
 
   bool defined() const { return dtype_ != DType::Undefined; }
   DType dtype() const { return dtype_; }

@@ -12,8 +12,8 @@ namespace onnxport {
 struct Dim {
   enum class Kind { Unknown, Static, Symbolic };
   Kind kind = Kind::Unknown;
-  int64_t value = -1;   // valid when Static
-  std::string symbol;   // valid when Symbolic
+  int64_t value = -1;  // valid when Static
+  std::string symbol;  // valid when Symbolic
 
   static Dim fixed(int64_t v) { return Dim{Kind::Static, v, {}}; }
   static Dim named(std::string s) { return Dim{Kind::Symbolic, -1, std::move(s)}; }

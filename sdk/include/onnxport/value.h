@@ -16,8 +16,8 @@ class Value {
  public:
   enum class Kind { Tensor, None, List, Sequence };
   // Compile-time payload of a TorchScript constant or an ONNX Constant.
-  using Constant = std::variant<std::monostate, int64_t, double, bool, std::string,
-                                std::vector<int64_t>, std::vector<double>, onnxport::Tensor>;
+  using Constant = std::variant<std::monostate, int64_t, double, bool, std::string, std::vector<int64_t>,
+                                std::vector<double>, onnxport::Tensor>;
 
   virtual ~Value();
 

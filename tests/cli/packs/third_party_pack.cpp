@@ -24,7 +24,8 @@ onnxport::Value* abs_with_branch(onnxport::Graph& g, const onnxport::TorchNode&,
   Value* x = a.tensor(0);
   Value* min = g.op("ReduceMin", {x}, {{"keepdims_i", 0}});
   Value* non_negative = g.op("Not", {g.op("Less", {min, g.constant_scalar(x->dtype(), 0.0)})});
-  Subgraph keep{{}, [x](Graph& sub, const std::vector<Value*>&) { return std::vector<Value*>{sub.op("Identity", {x})}; }};
+  Subgraph keep{{},
+                [x](Graph& sub, const std::vector<Value*>&) { return std::vector<Value*>{sub.op("Identity", {x})}; }};
   Subgraph flip{{}, [x](Graph& sub, const std::vector<Value*>&) { return std::vector<Value*>{sub.op("Abs", {x})}; }};
   return g.op("If", {non_negative}, {{"then_branch_g", keep}, {"else_branch_g", flip}});
 }

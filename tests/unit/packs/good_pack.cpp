@@ -7,13 +7,9 @@ using namespace onnxport;
 
 namespace {
 
-Value* relu_9(Graph& g, const TorchNode&, const Args& a) {
-  return g.op("Relu", {a.tensor(0)}, {{"since_i", 9}});
-}
+Value* relu_9(Graph& g, const TorchNode&, const Args& a) { return g.op("Relu", {a.tensor(0)}, {{"since_i", 9}}); }
 
-Value* relu_13(Graph& g, const TorchNode&, const Args& a) {
-  return g.op("Relu", {a.tensor(0)}, {{"since_i", 13}});
-}
+Value* relu_13(Graph& g, const TorchNode&, const Args& a) { return g.op("Relu", {a.tensor(0)}, {{"since_i", 13}}); }
 
 std::vector<Value*> fancy(Graph& g, const TorchNode&, const Args& a) {
   return g.op("com.test::Fancy", {a.tensor(0)}, {{"alpha_f", a.f(1)}}, 2);

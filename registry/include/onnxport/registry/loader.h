@@ -10,16 +10,16 @@ namespace onnxport {
 
 struct PackStatus {
   enum class State { Loaded, Failed };
-  std::string file;          // absolute path
+  std::string file;  // absolute path
   State state = State::Failed;
-  std::string id, version;   // from the pack's info block, when it could be read
+  std::string id, version;  // from the pack's info block, when it could be read
   int api_version = 0;
   std::string abi_tag;
   std::vector<DomainDecl> domains;
   size_t op_count = 0;
   std::vector<std::string> schemas;  // keys of the ONNX schemas it declares ("com.vendor::FancyOp (since version 2)")
-  std::string error;         // why it failed: names the file, and got/expected where relevant
-  const char* state_name() const;  // "loaded", "failed"
+  std::string error;                 // why it failed: names the file, and got/expected where relevant
+  const char* state_name() const;    // "loaded", "failed"
 };
 
 class PackLoader {

@@ -10,8 +10,8 @@
 namespace onnxport {
 
 struct PackRef {
-  std::string id;    // "nn"
-  std::string file;  // absolute path of the .so ("" for packs registered in-process)
+  std::string id;                // "nn"
+  std::string file;              // absolute path of the .so ("" for packs registered in-process)
   std::string describe() const;  // "nn (/abs/libonnxport_nn.so)"
 };
 
