@@ -2,19 +2,25 @@
 """Export time, peak RSS and node count: `onnxport export` vs `torch.onnx.export`, same .pt.
 
 Usage: bench_export.py --onnxport build/bin/onnxport --fixtures build/fixtures/models \
-           [--model alexnet --model resnet ...] [--opset 17] [--repeat 1]
+           --fixtures build/fixtures/zoo --model alexnet --model resnet ... [--opset 17] [--repeat 3]
+           [--markdown docs/benchmarks.md]
 
-Each exporter runs in its own process under GNU time (`/usr/bin/time -v`, Debian package
-`time`), so peak RSS is the whole process's high-water mark. The .pt files and example inputs
-come from tests/fixtures/make_models.py (the `<name>.json` manifests).
+The two exporters run alternately (onnxport, torch.onnx, onnxport, ...), each export in a fresh
+process under GNU time (`/usr/bin/time -v`, Debian package `time`), so peak RSS is the whole
+process's high-water mark; medians are reported, with the time ratio and onnxport's slowest
+stages from its --timings line. The .pt files and example inputs come from the fixture
+manifests (`<name>.json`: tests/fixtures/make_models.py, tests/zoo/make_zoo.py,
+tests/scale/make_big_models.py).
 """
 import argparse
 import json
 import os
 import re
 import subprocess
+import statistics
 import sys
 import tempfile
+import time
 
 TORCH_EXPORT = r"""
 import json, sys, numpy as np, torch
@@ -46,34 +52,122 @@ def node_count(path):
     return len(onnx.load(path, load_external_data=False).graph.node)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--onnxport", required=True)
-    ap.add_argument("--fixtures", required=True)
-    ap.add_argument("--model", action="append")
-    ap.add_argument("--opset", type=int, default=17)
-    args = ap.parse_args()
-    names = args.model or sorted(f[:-5] for f in os.listdir(args.fixtures) if f.endswith(".json"))
-    tmp = tempfile.mkdtemp(prefix="onnxport-bench-")
-    print(f"{'model':22} {'exporter':12} {'time s':>8} {'peak RSS MiB':>13} {'nodes':>6}")
-    for name in names:
-        manifest = os.path.join(args.fixtures, name + ".json")
-        m = json.load(open(manifest))
-        ours = os.path.join(tmp, name + ".onnxport.onnx")
-        theirs = os.path.join(tmp, name + ".torch.onnx")
-        cmd = [args.onnxport, "export", os.path.join(args.fixtures, m["model"]), "-o", ours,
-               "--opset", str(args.opset)]
-        for i in m["inputs"]:
-            cmd += ["--input", f"{i['name']}={os.path.join(args.fixtures, i['file'])}"]
-        for label, c, out in (("onnxport", cmd, ours),
-                              ("torch.onnx", ["/usr/bin/python3", "-c", TORCH_EXPORT, manifest, theirs,
-                                              str(args.opset)], theirs)):
-            secs, rss, err = timed(c)
-            if err:
-                print(f"{name:22} {label:12} FAILED: {err.strip().splitlines()[-1] if err.strip() else err}")
+def remove_outputs(path):
+    for f in (path, path + ".data"):
+        if os.path.exists(f):
+            os.remove(f)
+
+
+def onnxport_command(args, fixtures, manifest, out):
+    cmd = [args.onnxport, "export", os.path.join(fixtures, manifest["model"]), "-o", out, "--opset",
+           str(args.opset), "--timings"]
+    for i in manifest["inputs"]:
+        cmd += ["--input", f"{i['name']}={os.path.join(fixtures, i['file'])}"]
+    return cmd
+
+
+def stage_seconds(stderr):
+    """{'load': 0.43, ...} from onnxport's `timings:` line."""
+    line = next((l for l in stderr.splitlines() if l.startswith("timings:")), "")
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r" ([a-z ]+?) (\d+\.\d+) s \(peak", line)}
+
+
+def timed_run(cmd):
+    """(seconds, peak RSS MiB, stderr) of one process, or (None, None, error text)."""
+    r = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", r.stderr)
+    seconds = float(wall.group(1) or 0) * 3600 + float(wall.group(2)) * 60 + float(wall.group(3))
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1)) / 1024.0
+    if r.returncode != 0:
+        lines = [l for l in r.stderr.splitlines() if l.strip() and not l.startswith("\t")]
+        return seconds, rss, (lines[-1] if lines else "failed")
+    return seconds, rss, r.stderr
+
+
+def find_fixture(fixture_dirs, name):
+    for d in fixture_dirs:
+        if os.path.exists(os.path.join(d, name + ".json")):
+            return d
+    raise SystemExit(f"no fixture {name}.json in {fixture_dirs}")
+
+
+def bench_model(args, fixtures, name, tmp):
+    """Alternating runs of both exporters; medians of each."""
+    manifest_path = os.path.join(fixtures, name + ".json")
+    manifest = json.load(open(manifest_path))
+    params = os.path.getsize(os.path.join(fixtures, manifest["model"]))
+    ours, theirs = os.path.join(tmp, name + ".onnxport.onnx"), os.path.join(tmp, name + ".torch.onnx")
+    runs = {"onnxport": [], "torch.onnx": []}
+    stages, nodes, failure = [], {}, {}
+    for _ in range(args.repeat):
+        for label, cmd, out in (("onnxport", onnxport_command(args, fixtures, manifest, ours), ours),
+                                ("torch.onnx", ["/usr/bin/python3", "-c", TORCH_EXPORT, manifest_path, theirs,
+                                                str(args.opset)], theirs)):
+            if label == "torch.onnx" and args.skip_torch:
                 continue
-            print(f"{name:22} {label:12} {secs:8.2f} {rss:13.0f} {node_count(out):6d}", flush=True)
-            os.remove(out)
+            seconds, rss, text = timed_run(cmd)
+            if not os.path.exists(out):
+                failure[label] = f"{text} (after {seconds:.1f} s, {rss:.0f} MiB)"
+                continue
+            runs[label].append((seconds, rss))
+            nodes[label] = node_count(out)
+            if label == "onnxport":
+                stages.append(stage_seconds(text))
+            remove_outputs(out)
+    return dict(name=name, params_mib=params / 2**20, runs=runs, nodes=nodes, failure=failure, stages=stages)
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def row_text(r):
+    t_ours = median([s for s, _ in r["runs"]["onnxport"]])
+    t_torch = median([s for s, _ in r["runs"]["torch.onnx"]])
+    m_ours = median([m for _, m in r["runs"]["onnxport"]])
+    m_torch = median([m for _, m in r["runs"]["torch.onnx"]])
+    fmt = lambda t, m: "failed" if t is None else f"{t:.2f} s / {m:.0f} MiB"
+    ratio = f"{t_ours / t_torch:.2f}" if t_ours and t_torch else "-"
+    slowest = {}
+    for s in r["stages"]:
+        for k, v in s.items():
+            slowest.setdefault(k, []).append(v)
+    top = sorted(((median(v), k) for k, v in slowest.items()), reverse=True)[:3]
+    where = ", ".join(f"{k} {v:.2f}" for v, k in top)
+    torch_cell = fmt(t_torch, m_torch) if "torch.onnx" not in r["failure"] else "fails: " + r["failure"]["torch.onnx"]
+    return [r["name"], f"{r['params_mib']:.0f}", fmt(t_ours, m_ours), torch_cell, ratio,
+            f"{r['nodes'].get('onnxport', '-')} / {r['nodes'].get('torch.onnx', '-')}", where]
+
+
+HEADER = ["model", "params MiB", "onnxport (median time / peak RSS)", "torch.onnx 1.13", "time ratio",
+          "nodes (onnxport / torch.onnx)", "onnxport's slowest stages (s)"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--onnxport", required=True)
+    ap.add_argument("--fixtures", action="append", required=True, help="fixture directory (repeatable)")
+    ap.add_argument("--model", action="append", required=True)
+    ap.add_argument("--opset", type=int, default=17)
+    ap.add_argument("--repeat", type=int, default=3, help="alternating rounds per model (medians are reported)")
+    ap.add_argument("--skip-torch", action="store_true", help="time onnxport only")
+    ap.add_argument("--markdown", help="also write the table to this Markdown file")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="onnxport-bench-")
+    rows = []
+    for name in args.model:
+        r = bench_model(args, find_fixture(args.fixtures, name), name, tmp)
+        rows.append(row_text(r))
+        print(" | ".join(rows[-1]), flush=True)
+    if args.markdown:
+        machine = f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+        with open(args.markdown, "w") as f:
+            f.write(f"# Export benchmark\n\nGenerated by `tests/bench/bench_export.py` on {time.strftime('%Y-%m-%d')}, "
+                    f"{machine}; opset {args.opset}, {args.repeat} alternating rounds, medians; each export is a "
+                    f"fresh process (peak RSS from GNU time).\n\n")
+            f.write("| " + " | ".join(HEADER) + " |\n|" + "---|" * len(HEADER) + "\n")
+            for row in rows:
+                f.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
 
 
 if __name__ == "__main__":
