@@ -64,11 +64,56 @@ std::shared_ptr<torch::jit::Graph> traced_function_graph(LoadedModel& loaded, Pr
   return loaded.traced_graph;
 }
 
-void clean_up(std::shared_ptr<torch::jit::Graph> graph, PreparedGraph& out) {
+// The first node that still takes or makes a tuple (LowerAllTuples cannot flatten tuples that
+// pass through ops such as prim::unchecked_cast, and leaves a graph the interpreter cannot run).
+const torch::jit::Node* first_tuple_node(const torch::jit::Block* block) {
+  for (const auto* n : block->nodes()) {
+    for (const auto* v : n->outputs())
+      if (v->type()->kind() == c10::TypeKind::TupleType) return n;
+    for (const auto* v : n->inputs())
+      if (v->type()->kind() == c10::TypeKind::TupleType) return n;
+    for (const auto* b : n->blocks())
+      if (const auto* found = first_tuple_node(b)) return found;
+  }
+  return nullptr;
+}
+
+// LowerAllTuples turns an uninitialized tuple (a scripted `if` that assigns a tuple in one branch)
+// into one prim::Uninitialized node with several outputs, but the interpreter's Uninitialized
+// pushes one value: running the graph then corrupts its stack (and the heap). One node per value.
+void split_uninitialized(torch::jit::Block* block) {
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    torch::jit::Node* n = *it++;
+    for (auto* b : n->blocks()) split_uninitialized(b);
+    if (n->kind() != c10::prim::Uninitialized || n->outputs().size() < 2) continue;
+    torch::jit::WithInsertPoint here(n);
+    for (auto* out : n->outputs()) {
+      torch::jit::Node* single = n->owningGraph()->insertNode(n->owningGraph()->createUninitialized(out->type()));
+      out->replaceAllUsesWith(single->output());
+    }
+    n->destroy();
+  }
+}
+
+// Tuples flattened, constants propagated, dead code removed, quantized weights unpacked.
+// Returns the graph as it was before flattening when flattening could not finish (nullptr
+// otherwise), with `where` naming the node it stopped at.
+std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> graph, PreparedGraph& out,
+                                            std::string& where) {
+  auto before = graph->copy();
   torch::jit::LowerAllTuples(graph);
+  split_uninitialized(graph->block());
+  if (const auto* n = first_tuple_node(graph->block())) {
+    where = std::string(n->kind().toQualString()) + " in " +
+            (module_path_of(n).empty() ? std::string("forward") : module_path_of(n)) +
+            (source_of(n).empty() ? "" : " (" + source_of(n) + ")");
+    prepare_quantized_graph(*before, out.tensor_names);
+    return before;
+  }
   torch::jit::ConstantPropagationImmutableTypes(graph);
   torch::jit::EliminateDeadCode(graph);
   prepare_quantized_graph(*graph, out.tensor_names);
+  return nullptr;
 }
 
 void check_input_count(const torch::jit::Graph& graph, size_t given, size_t self_inputs) {
@@ -120,7 +165,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
       loaded.module ? frozen_forward(*loaded.module, loaded.module_owned, loaded.inputs.size(), options, out)
                     : traced_function_graph(loaded, out);
   loaded.module.reset();  // the frozen graph (and `self`, if it is still read) hold what the export needs
-  clean_up(graph, out);
+  std::string tuples_left_at;
+  if (auto unflattened = clean_up(graph, out, tuples_left_at)) graph = unflattened;
 
   const std::vector<torch::jit::IValue>& inputs = loaded.inputs;
   const size_t self_inputs = out.self ? 1 : 0;
@@ -136,6 +182,10 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   out.mode_reason = mode.reason;
   out.warnings = mode.warnings;
   out.scripted = mode.script;
+  if (!tuples_left_at.empty() && (mode.script || mode.control_flow_sites == 0))
+    throw ModelError("the scripted graph passes tuples through " + tuples_left_at +
+                         ", which onnxport cannot flatten into separate values yet",
+                     ErrorContext::with_hint("export with --mode trace (the trace flattens them)"));
   if (!mode.script && mode.control_flow_sites > 0) {
     graph = trace_control_flow(graph, out, mode, inputs);
     buffers.restore();

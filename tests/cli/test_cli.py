@@ -360,6 +360,31 @@ class CliTest(unittest.TestCase):
         # No progress line when stderr is not a terminal.
         self.assertNotIn("\r", r.stderr)
 
+    def test_scripted_attention_layers_export_in_trace_mode_and_never_crash(self):
+        # Scripted MultiheadAttention / TransformerEncoderLayer used to kill the process while
+        # their graph ran (LowerAllTuples split an uninitialized tuple into a multi-output node).
+        torch.manual_seed(3)
+        layers = {"mha": (torch.nn.MultiheadAttention(16, 2).eval(), [torch.randn(5, 2, 16) for _ in range(3)]),
+                  "tel": (torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0).eval(), [torch.randn(5, 2, 16)])}
+        for name, (layer, inputs) in layers.items():
+            scripted = torch.jit.script(layer)
+            scripted.save(path(f"scripted_{name}.pt"))
+            with torch.no_grad():
+                out = scripted(*inputs)
+            outs = [o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, torch.Tensor)]
+            save_npy_manifest(f"scripted_{name}", inputs, outs)
+            args = [a for k in range(len(inputs)) for a in ("--input", f"input{k}=" + path(f"scripted_{name}.in{k}.npy"))]
+            out_file = path(f"scripted_{name}.onnx")
+            # Only the required arguments are given: the others take forward()'s defaults.
+            run("export", path(f"scripted_{name}.pt"), "-o", out_file, "--mode", "trace", *args)
+            ok, log = ort_matches(out_file, f"scripted_{name}")
+            self.assertTrue(ok, log)
+            # Script mode keeps the fused fast path, which nothing maps: a clear error, not a crash.
+            r = run("export", path(f"scripted_{name}.pt"), "-o", path(f"scripted_{name}.script.onnx"), "--mode",
+                    "script", *args, ok=False)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("aten::_native_multi_head_attention", r.stderr)
+
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)
