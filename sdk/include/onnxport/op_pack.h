@@ -26,7 +26,7 @@
 #endif
 #define ONNXPORT_ABI_TAG \
   ONNXPORT_COMPILER_TAG  \
-      "|libstdc++-cxx11abi=" ONNXPORT_STR(_GLIBCXX_USE_CXX11_ABI) "|sdk-api=" ONNXPORT_STR(ONNXPORT_SDK_API_VERSION)
+  "|libstdc++-cxx11abi=" ONNXPORT_STR(_GLIBCXX_USE_CXX11_ABI) "|sdk-api=" ONNXPORT_STR(ONNXPORT_SDK_API_VERSION)
 #endif
 
 #define ONNXPORT_EXPORT extern "C" __attribute__((visibility("default")))
