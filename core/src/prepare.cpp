@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/passes/lower_tuples.h>
 
 #include "export_mode.h"
+#include "export_time_facts.h"
 #include "onnxport/errors.h"
 #include "quantized_weights.h"
 
@@ -95,11 +96,12 @@ void split_uninitialized(torch::jit::Block* block) {
   }
 }
 
-// Tuples flattened, constants propagated, dead code removed, quantized weights unpacked.
+// Export-time facts folded, tuples flattened, constants propagated, dead code removed, quantized weights unpacked.
 // Returns the graph as it was before flattening when flattening could not finish (nullptr
 // otherwise), with `where` naming the node it stopped at.
 std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> graph, PreparedGraph& out,
                                             std::string& where) {
+  fold_export_time_facts(graph->block());
   auto before = graph->copy();
   torch::jit::LowerAllTuples(graph);
   split_uninitialized(graph->block());
@@ -196,6 +198,13 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   try {
     record_types(*graph, run_inputs);
     buffers.restore();
+    // Branches on a tensor's dtype (fast-path checks) are decided once the dtypes are known.
+    if (mode.script && fold_recorded_dtypes(*graph) > 0) {
+      torch::jit::ConstantPropagationImmutableTypes(graph);
+      torch::jit::EliminateDeadCode(graph);
+      record_types(*graph, run_inputs);
+      buffers.restore();
+    }
   } catch (const c10::Error& e) {
     throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
                      ErrorContext::with_hint("check the --input shapes and dtypes"));
