@@ -31,6 +31,56 @@ void replace_with_constant(torch::jit::Node* n, const c10::IValue& value) {
   n->destroy();
 }
 
+bool can_be_none(const c10::TypePtr& type) {
+  return type->kind() == c10::TypeKind::OptionalType || type->kind() == c10::TypeKind::NoneType ||
+         type->kind() == c10::TypeKind::AnyType;
+}
+
+bool is_none_constant(const torch::jit::Value* v) {
+  return v->node()->kind() == c10::prim::Constant && v->type()->kind() == c10::TypeKind::NoneType;
+}
+
+// `x is None` / `x is not None` where x's type cannot hold None (an Optional argument that the
+// export was given), and the unchecked_cast that the refinement leaves behind.
+bool fold_none_test(torch::jit::Node* n) {
+  const bool is = n->kind() == c10::Symbol::fromQualString("aten::__is__");
+  const bool is_not = n->kind() == c10::Symbol::fromQualString("aten::__isnot__");
+  if ((is || is_not) && n->inputs().size() == 2) {
+    const torch::jit::Value* other = is_none_constant(n->input(1))   ? n->input(0)
+                                     : is_none_constant(n->input(0)) ? n->input(1)
+                                                                     : nullptr;
+    if (!other || can_be_none(other->type())) return false;
+    replace_with_constant(n, c10::IValue(is_not));
+    return true;
+  }
+  if (n->kind() == c10::prim::unchecked_cast && n->input()->type()->isSubtypeOf(*n->output()->type())) {
+    n->output()->replaceAllUsesWith(n->input());
+    n->destroy();
+    return true;
+  }
+  return false;
+}
+
+// `with torch.no_grad():` (or enable_grad / set_grad_enabled) in scripted code: a grad-mode
+// object created, entered and exited around the block. Autograd is off during export, so the
+// scope is dropped and its block stays. Returns false when the object has other uses.
+bool drop_grad_mode_scope(torch::jit::Node* create) {
+  if (create->kind() != c10::prim::CreateObject) return false;
+  auto type = create->output()->type()->cast<c10::ClassType>();
+  if (!type || !type->name() || type->name()->qualifiedName().find("torch.autograd.grad_mode.") == std::string::npos)
+    return false;
+  std::vector<torch::jit::Node*> scope;
+  for (const auto& use : create->output()->uses()) {
+    const auto kind = use.user->kind();
+    if (kind != c10::prim::SetAttr && kind != c10::prim::Enter && kind != c10::prim::Exit) return false;
+    for (const auto* out : use.user->outputs())
+      if (out->hasUses()) return false;
+    scope.push_back(use.user);
+  }
+  for (auto* n : scope) n->destroy();
+  return true;
+}
+
 }  // namespace
 
 size_t fold_export_time_facts(torch::jit::Block* block) {
@@ -39,7 +89,15 @@ size_t fold_export_time_facts(torch::jit::Block* block) {
     torch::jit::Node* n = *it++;
     for (auto* b : n->blocks()) folded += fold_export_time_facts(b);
     if (n->outputs().size() != 1) continue;
-    if (auto value = export_time_value(n)) {
+    if (drop_grad_mode_scope(n)) {
+      it = std::next(n->iterator());  // its Enter/SetAttr nodes (which may follow it) are gone
+      n->destroy();
+      ++folded;
+      continue;
+    }
+    if (fold_none_test(n)) {
+      ++folded;
+    } else if (auto value = export_time_value(n)) {
       replace_with_constant(n, *value);
       ++folded;
     }
@@ -47,15 +105,22 @@ size_t fold_export_time_facts(torch::jit::Block* block) {
   return folded;
 }
 
-size_t fold_recorded_dtypes(torch::jit::Graph& graph) {
+size_t fold_recorded_types(torch::jit::Graph& graph) {
   size_t folded = 0;
   for (auto it = graph.nodes().begin(); it != graph.nodes().end();) {
     torch::jit::Node* n = *it++;
-    if (n->kind() != c10::prim::dtype) continue;
+    const bool dtype = n->kind() == c10::prim::dtype;
+    const bool rank = n->kind() == c10::aten::dim;
+    if ((!dtype && !rank) || n->inputs().size() != 1) continue;
     auto type = n->input()->type()->cast<c10::TensorType>();
-    if (!type || !type->scalarType()) continue;
-    replace_with_constant(n, c10::IValue(static_cast<int64_t>(*type->scalarType())));
-    ++folded;
+    if (!type) continue;
+    if (dtype && type->scalarType()) {
+      replace_with_constant(n, c10::IValue(static_cast<int64_t>(*type->scalarType())));
+      ++folded;
+    } else if (rank && type->dim()) {
+      replace_with_constant(n, c10::IValue(static_cast<int64_t>(*type->dim())));
+      ++folded;
+    }
   }
   return folded;
 }

@@ -9,11 +9,14 @@ namespace onnxport::core {
 // onnxport runs the model on the CPU, with autograd and autocast off, on dense non-nested
 // tensors that do not require grad. Replaces prim::is_cuda (and the other backend tests),
 // prim::device, prim::requires_grad, aten::is_grad_enabled and aten::is_autocast_enabled by
-// constants; returns how many nodes it replaced.
+// constants. Also decides `x is None` for values whose type cannot be None (given Optional
+// arguments), and drops `with torch.no_grad():` scopes (keeping their body). Returns how many
+// nodes it replaced.
 size_t fold_export_time_facts(torch::jit::Block* block);
 
-// prim::dtype of a top-level tensor whose dtype the graph's run recorded (record_types): the
-// exported graph's inputs have fixed dtypes, so these are fixed too. Returns how many it folded.
-size_t fold_recorded_dtypes(torch::jit::Graph& graph);
+// prim::dtype and aten::dim of a top-level tensor whose type the graph's run recorded
+// (record_types): the exported graph's inputs have fixed dtypes and ranks, so these are fixed
+// too (sizes are not: an axis may be dynamic). Returns how many it folded.
+size_t fold_recorded_types(torch::jit::Graph& graph);
 
 }  // namespace onnxport::core

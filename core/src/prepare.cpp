@@ -1,5 +1,6 @@
 #include "prepare.h"
 
+#include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
@@ -8,6 +9,7 @@
 
 #include "export_mode.h"
 #include "export_time_facts.h"
+#include "unroll_list_loops.h"
 #include "onnxport/errors.h"
 #include "quantized_weights.h"
 
@@ -15,27 +17,71 @@ namespace onnxport::core {
 
 namespace {
 
-// The module's forward, frozen and inlined. clone() and freeze_module() both deep-copy
-// parameters: a module the export owns is frozen in place instead.
+// How many example inputs an argument of this type takes: tuples are flattened (an LSTM's
+// (h0, c0) is two inputs), and an Optional that is given takes what its element takes.
+size_t example_inputs_taken(const c10::TypePtr& type) {
+  if (auto tuple = type->cast<c10::TupleType>()) {
+    size_t n = 0;
+    for (const auto& e : tuple->elements()) n += example_inputs_taken(e);
+    return n;
+  }
+  if (auto optional = type->cast<c10::OptionalType>()) return example_inputs_taken(optional->getElementType());
+  return 1;
+}
+
 // forward() arguments after the given example inputs take their default values (as calling the
-// module with fewer arguments does): they become constants and leave the graph's inputs.
-void bind_default_arguments(torch::jit::Graph& graph, const c10::FunctionSchema& schema, size_t given,
-                            size_t self_inputs) {
+// module with fewer arguments does): they become constants and leave the graph's inputs. The
+// Optional arguments that are given are refined to their element type, so that `hx is None`
+// tests fold and the tuples inside can be flattened.
+void bind_arguments(torch::jit::Graph& graph, const c10::FunctionSchema& schema, size_t given, size_t self_inputs) {
   const auto& params = schema.arguments();  // params[0] is self
-  const size_t first_graph_input = self_inputs;
-  for (size_t i = graph.inputs().size(); i-- > first_graph_input + given;) {
-    const size_t param = i - first_graph_input + 1;
-    if (param >= params.size() || !params[param].default_value()) return;  // check_input_count reports it
+  size_t first_unbound = self_inputs;
+  for (size_t taken = 0; first_unbound < graph.inputs().size() && taken < given; ++first_unbound)
+    taken += example_inputs_taken(graph.inputs()[first_unbound]->type());
+  for (size_t i = graph.inputs().size(); i-- > first_unbound;) {
+    const size_t param = i - self_inputs + 1;
+    if (param >= params.size() || !params[param].default_value()) break;  // check_input_count reports it
     torch::jit::WithInsertPoint at_start(graph.block()->nodes().front());
     torch::jit::Value* value = graph.insertConstant(*params[param].default_value());
     graph.inputs()[i]->replaceAllUsesWith(value);
     graph.eraseInput(i);
   }
+  for (size_t i = self_inputs; i < graph.inputs().size() && i < first_unbound; ++i)
+    if (auto optional = graph.inputs()[i]->type()->cast<c10::OptionalType>())
+      graph.inputs()[i]->setType(optional->getElementType());
+}
+
+// The module's forward, frozen and inlined. clone() and freeze_module() both deep-copy
+// parameters: a module the export owns is frozen in place instead.
+// A scripted nn.LSTM/GRU/RNN has no `forward` in torch 1.13, only the overloads its @overload
+// declarations compiled to: forward__0 (Tensor input), forward__1 (PackedSequence). The first
+// overload that takes a Tensor becomes `forward`, as calling the module with a tensor would pick.
+void define_forward_from_overload(torch::jit::Module& module) {
+  if (module.find_method("forward")) return;
+  std::string overloads;
+  for (const auto& method : module.get_methods()) {
+    const std::string& name = method.name();
+    if (name.rfind("forward__", 0) != 0) continue;
+    const auto& schema = method.function().getSchema();
+    overloads += (overloads.empty() ? "" : ", ") + c10::toString(schema);
+    if (schema.arguments().size() < 2 || !schema.arguments()[1].type()->cast<c10::TensorType>()) continue;
+    auto& overload = torch::jit::toGraphFunction(method.function());
+    auto* unit = module._ivalue()->compilation_unit().get();
+    auto* forward = unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"),
+                                          overload.graph()->copy(), /*shouldMangle=*/true);
+    forward->setSchema(schema.cloneWithName("forward", ""));
+    module.type()->addMethod(forward);
+    return;
+  }
+  throw ModelError("the module has no forward method" +
+                       (overloads.empty() ? std::string() : " and no overload of it takes a tensor (" + overloads + ")"),
+                   ErrorContext::with_hint("export a module whose forward takes the example inputs"));
 }
 
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
                                                   const ExportOptions& options, PreparedGraph& out) {
   torch::jit::Module frozen = owned ? module : module.clone();
+  define_forward_from_overload(frozen);
   if (options.training == TrainingMode::Eval) frozen.eval();
   if (options.training == TrainingMode::Train) frozen.train();
   for (const auto& p : frozen.named_parameters(true)) {
@@ -55,7 +101,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
     else
       graph->eraseInput(0);
   }
-  bind_default_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, out.self ? 1 : 0);
+  bind_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, out.self ? 1 : 0);
   return graph;
 }
 
@@ -96,19 +142,34 @@ void split_uninitialized(torch::jit::Block* block) {
   }
 }
 
-// Export-time facts folded, tuples flattened, constants propagated, dead code removed, quantized weights unpacked.
-// Returns the graph as it was before flattening when flattening could not finish (nullptr
-// otherwise), with `where` naming the node it stopped at.
+std::string describe_node(const torch::jit::Node* n) {
+  return std::string(n->kind().toQualString()) + " in " +
+         (module_path_of(n).empty() ? std::string("forward") : module_path_of(n)) +
+         (source_of(n).empty() ? "" : " (" + source_of(n) + ")");
+}
+
+// Export-time facts folded, tuples flattened, constants propagated, dead code removed, quantized
+// weights unpacked. Returns the graph as it was before flattening when flattening could not
+// finish (nullptr otherwise), with `where` naming the node it stopped at.
 std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> graph, PreparedGraph& out,
                                             std::string& where) {
+  // Branches on export-time facts and on None defaults go first: the tuples they hold
+  // (an optional LSTM state) are often ones LowerAllTuples cannot flatten.
   fold_export_time_facts(graph->block());
+  torch::jit::ConstantPropagationImmutableTypes(graph);
+  torch::jit::EliminateDeadCode(graph);
   auto before = graph->copy();
-  torch::jit::LowerAllTuples(graph);
+  try {
+    torch::jit::LowerAllTuples(graph);
+  } catch (const c10::Error& e) {
+    where = std::string("a tuple (") + e.what_without_backtrace() + ")";
+    if (const auto* n = first_tuple_node(before->block())) where = describe_node(n);
+    prepare_quantized_graph(*before, out.tensor_names);
+    return before;
+  }
   split_uninitialized(graph->block());
   if (const auto* n = first_tuple_node(graph->block())) {
-    where = std::string(n->kind().toQualString()) + " in " +
-            (module_path_of(n).empty() ? std::string("forward") : module_path_of(n)) +
-            (source_of(n).empty() ? "" : " (" + source_of(n) + ")");
+    where = describe_node(n);
     prepare_quantized_graph(*before, out.tensor_names);
     return before;
   }
@@ -198,9 +259,11 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   try {
     record_types(*graph, run_inputs);
     buffers.restore();
-    // Branches on a tensor's dtype (fast-path checks) are decided once the dtypes are known.
-    if (mode.script && fold_recorded_dtypes(*graph) > 0) {
+    // Branches on a tensor's dtype or rank (fast-path checks, F.interpolate's per-rank calls)
+    // are decided once they are known; so are list comprehensions over the rank.
+    if (mode.script && fold_recorded_types(*graph) > 0) {
       torch::jit::ConstantPropagationImmutableTypes(graph);
+      if (unroll_list_loops(*graph) > 0) torch::jit::ConstantPropagationImmutableTypes(graph);
       torch::jit::EliminateDeadCode(graph);
       record_types(*graph, run_inputs);
       buffers.restore();

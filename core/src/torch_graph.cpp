@@ -95,7 +95,7 @@ std::string module_path_of(const torch::jit::Node* node) {
     const auto& info = std::get<torch::jit::kModuleInstanceInfo>(entry);
     if (!info) continue;
     const std::string name = info->instance_name();
-    if (name.empty() || name == "self") continue;
+    if (name.empty() || name == "self" || name == "SELF") continue;  // SELF: a method calling another of its module
     path += (path.empty() ? "" : ".") + name;
   }
   return path;

@@ -143,6 +143,11 @@ DType dtype_of_data(const Value* data) {
 // aten::as_tensor(data, *, dtype, device) also for a tensor, which it casts.
 Value* tensor(Graph& g, const TorchNode& n, const Args& a) {
   Value* data = a.at(0);
+  if (data->is_sequence()) {  // a list of numbers built at run time (in a loop)
+    const DType element = dtype_of(data);
+    const DType dtype = result_dtype(n, a, is_floating(element) ? DType::Float : element, 1);
+    return cast(g, g.op("ConcatFromSequence", {data}, {{"axis_i", 0}, {"new_axis_i", 1}}), dtype);
+  }
   const bool is_tensor_data = data->is_tensor() && !data->is_scalar() && !constant_number(data);
   const DType fallback = is_tensor_data ? dtype_of(data) : dtype_of_data(data);
   const DType dtype = result_dtype(n, a, fallback, 1);

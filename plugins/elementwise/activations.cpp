@@ -184,6 +184,12 @@ void add_activations(Registrar& r) {
   add_with_inplace(r, "aten::leaky_relu", 9, leaky_relu);
   add_with_inplace(r, "aten::elu", 9, elu);
   add_with_inplace(r, "aten::selu", 9, unary("Selu"));
+  // Before ONNX Celu (opset 12): celu(x, alpha) = alpha * elu(x / alpha).
+  add_with_inplace(r, "aten::celu", 9, [](Graph& g, const TorchNode&, const Args& a) {
+    Value* x = a.tensor(0);
+    Value* alpha = scalar_like(g, number_or(a, 1, 1.0), x);
+    return g.op("Mul", {alpha, g.op("Elu", {g.op("Div", {x, alpha})}, {{"alpha_f", 1.0}})});
+  });
   add_with_inplace(r, "aten::celu", 12, [](Graph& g, const TorchNode&, const Args& a) {
     return g.op("Celu", {a.tensor(0)}, {{"alpha_f", number_or(a, 1, 1.0)}});
   });

@@ -119,6 +119,13 @@ Value* expm1(Graph& g, const TorchNode&, const Args& a) {
   return g.op("Sub", {g.op("Exp", {x}), scalar_like(g, 1.0, x)});
 }
 
+// ONNX Mul has no bool: bool * bool is And (as torch.mul of two bool tensors gives).
+Value* mul(Graph& g, const TorchNode& n, const Args& a) {
+  if (dtype_of(a.tensor(0)) == DType::Bool && dtype_of(a.tensor(1)) == DType::Bool)
+    return g.op("And", {a.tensor(0), a.tensor(1)});
+  return binary("Mul")(g, n, a).front();
+}
+
 Value* square(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
   return g.op("Mul", {x, x});
@@ -130,8 +137,8 @@ void add_arithmetic(Registrar& r) {
   add_with_inplace(r, "aten::add", 9, add);
   add_with_inplace(r, "aten::sub", 9, binary("Sub"));
   add_with_inplace(r, "aten::subtract", 9, binary("Sub"));
-  add_with_inplace(r, "aten::mul", 9, binary("Mul"));
-  add_with_inplace(r, "aten::multiply", 9, binary("Mul"));
+  add_with_inplace(r, "aten::mul", 9, mul);
+  add_with_inplace(r, "aten::multiply", 9, mul);
   add_with_inplace(r, "aten::div", 9, div);
   add_with_inplace(r, "aten::divide", 9, div);
   add_with_inplace(r, "aten::true_divide", 9, div);

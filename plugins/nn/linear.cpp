@@ -45,10 +45,31 @@ Symbolic float_before_9(Value* (*fn)(Graph&, const TorchNode&, const Args&), std
   };
 }
 
+// aten::bilinear(x1, x2, weight, bias): y_o = sum_ij x1_i W_oij x2_j + b_o over leading dims.
+// x1 @ W (as [in1, out*in2]) gives [*, out*in2]; reshaped to [*, out, in2], times x2, summed.
+Value* bilinear(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x1 = a.tensor(0);
+  Value* x2 = a.tensor(1);
+  Value* w = a.tensor(2);
+  Value* bias = a.size() > 3 ? a.optional_tensor(3) : nullptr;
+  auto w_shape = static_shape(w);
+  if (!w_shape || w_shape->size() != 3)
+    throw ArgumentError(n.kind + ": the weight needs a static [out, in1, in2] shape, got " + w->describe());
+  const int64_t out = (*w_shape)[0], in1 = (*w_shape)[1], in2 = (*w_shape)[2];
+  const int64_t rank = rank_of(x1, n.kind);
+  Value* w_flat = reshape(g, transpose(g, w, {1, 0, 2}), std::vector<int64_t>{in1, out * in2});
+  std::vector<int64_t> split_shape(static_cast<size_t>(rank - 1), 0);  // Reshape's 0 keeps leading dims
+  split_shape.insert(split_shape.end(), {out, in2});
+  Value* per_out = reshape(g, g.op("MatMul", {x1, w_flat}), split_shape);
+  Value* y = reduce(g, "ReduceSum", g.op("Mul", {per_out, unsqueeze(g, x2, {rank - 1})}), {rank}, false);
+  return bias ? g.op("Add", {y, bias}) : y;
+}
+
 }  // namespace
 
 void add_linear(Registrar& r) {
   r.add("aten::linear", 9, linear);
+  r.add("aten::bilinear", 9, bilinear);
   r.add("aten::addmm", 8, float_before_9(addmm, {0, 1, 2}));
   for (const char* op : {"aten::matmul", "aten::mm", "aten::bmm"}) r.add(op, 8, float_before_9(matmul, {0, 1}));
 }

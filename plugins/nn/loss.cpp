@@ -56,6 +56,52 @@ Value* nll_loss(Graph& g, const TorchNode&, const Args& a) {
   });
 }
 
+// log_softmax over the class dim (1).
+Value* log_softmax_classes(Graph& g, Value* x) {
+  const auto rank = x->rank();
+  if (g.opset() >= 13 || rank == std::optional<int64_t>(2)) return g.op("LogSoftmax", {x}, {{"axis_i", 1}});
+  // Before opset 13 LogSoftmax flattens at the axis: move the class dim last and back.
+  const int64_t r = rank_of(x, "cross_entropy_loss");
+  std::vector<int64_t> perm{0};
+  for (int64_t d = 2; d < r; ++d) perm.push_back(d);
+  perm.push_back(1);
+  std::vector<int64_t> back(r);
+  for (int64_t i = 0; i < r; ++i) back[perm[i]] = i;
+  return transpose(g, g.op("LogSoftmax", {transpose(g, x, perm)}, {{"axis_i", r - 1}}), back);
+}
+
+// The class weights broadcast against (N, C, d1, ...).
+Value* class_weights_like(Graph& g, Value* weight, const Value* x) {
+  std::vector<int64_t> trailing;
+  for (int64_t d = 1; d < rank_of(x, "cross_entropy_loss") - 1; ++d) trailing.push_back(d);
+  return trailing.empty() ? weight : unsqueeze(g, weight, trailing);
+}
+
+// Class-index targets with label smoothing ε over C classes, as PyTorch computes it:
+// (1 - ε) * nll_loss(log_softmax(x)) + ε / C * smooth, where smooth is -sum_c(w_c * logp_c) per
+// element, zero where the target is ignored, and under 'mean' divided by the element count
+// (no weights) or by the summed weights of the targets that are not ignored.
+Value* cross_entropy_smoothed(Graph& g, Value* x, Value* target, Value* weight, const std::string& reduction,
+                              int64_t ignore, double smoothing, int64_t classes) {
+  Value* logp = log_softmax_classes(g, x);
+  target = cast(g, target, DType::Int64);
+  std::vector<Value*> nll_in{logp, target};
+  if (weight) nll_in.push_back(weight);
+  Value* nll = g.op("NegativeLogLikelihoodLoss", nll_in, {{"reduction_s", reduction}, {"ignore_index_i", ignore}});
+  Value* terms = weight ? g.op("Mul", {logp, class_weights_like(g, weight, x)}) : logp;
+  Value* kept = g.op("Not", {g.op("Equal", {target, g.constant_int(ignore)})});
+  Value* smooth = g.op("Where", {kept, g.op("Neg", {reduce(g, "ReduceSum", terms, {1}, false)}), scalar(g, 0.0, x)});
+  if (reduction == "mean" && weight) {
+    Value* safe_target = g.op("Where", {kept, target, g.constant_int(0)});
+    Value* target_weights = g.op("Where", {kept, gather(g, weight, safe_target, 0), scalar(g, 0.0, x)});
+    smooth = g.op("Div", {reduce(g, "ReduceSum", smooth, {}, false), reduce(g, "ReduceSum", target_weights, {}, false)});
+  } else {
+    smooth = reduce_loss(g, smooth, reduction);
+  }
+  return g.op("Add", {g.op("Mul", {nll, scalar(g, 1.0 - smoothing, x)}),
+                      g.op("Mul", {smooth, scalar(g, smoothing / static_cast<double>(classes), x)})});
+}
+
 // Class probabilities as target: -sum_c(weight_c * target_c * log_softmax(x)_c), label smoothing
 // mixing in the uniform distribution; 'mean' averages over the batch (and extra) dims.
 Value* cross_entropy_probs(Graph& g, Value* x, Value* target, Value* weight, const std::string& reduction,
@@ -63,27 +109,9 @@ Value* cross_entropy_probs(Graph& g, Value* x, Value* target, Value* weight, con
   if (smoothing > 0.0)
     target = g.op("Add", {g.op("Mul", {target, scalar(g, 1.0 - smoothing, x)}),
                           scalar(g, smoothing / static_cast<double>(classes), x)});
-  Value* logp;
-  const auto rank = x->rank();
-  if (g.opset() >= 13 || rank == std::optional<int64_t>(2)) {
-    logp = g.op("LogSoftmax", {x}, {{"axis_i", 1}});
-  } else {
-    // Before opset 13 LogSoftmax flattens at the axis: move the class dim last and back.
-    const int64_t r = rank_of(x, "cross_entropy_loss");
-    std::vector<int64_t> perm{0};
-    for (int64_t d = 2; d < r; ++d) perm.push_back(d);
-    perm.push_back(1);
-    std::vector<int64_t> back(r);
-    for (int64_t i = 0; i < r; ++i) back[perm[i]] = i;
-    logp = transpose(g, g.op("LogSoftmax", {transpose(g, x, perm)}, {{"axis_i", r - 1}}), back);
-  }
+  Value* logp = log_softmax_classes(g, x);
   Value* terms = g.op("Mul", {target, logp});
-  if (weight) {
-    const int64_t rank = rank_of(x, "cross_entropy_loss");
-    std::vector<int64_t> trailing;
-    for (int64_t d = 1; d < rank - 1; ++d) trailing.push_back(d);
-    terms = g.op("Mul", {terms, trailing.empty() ? weight : unsqueeze(g, weight, trailing)});
-  }
+  if (weight) terms = g.op("Mul", {terms, class_weights_like(g, weight, x)});
   Value* loss = g.op("Neg", {reduce(g, "ReduceSum", terms, {1}, false)});
   return reduce_loss(g, loss, reduction);
 }
@@ -106,10 +134,14 @@ Value* cross_entropy(Graph& g, const TorchNode& n, const Args& a) {
     Value* y = cross_entropy_probs(g, x, t, weight, reduction, smoothing, classes.value_or(1));
     return unbatched && reduction == "none" ? squeeze(g, y, {0}) : y;
   }
-  if (smoothing > 0.0)
-    throw ArgumentError(n.kind +
-                        ": label_smoothing with class-index targets has no ONNX equivalent; "
-                        "pass class probabilities or drop the smoothing");
+  if (smoothing > 0.0) {
+    return with_class_batch(g, input, target, reduction, [&](Value* x) {
+      auto classes = static_dim(x, 1);
+      if (!classes)
+        throw ArgumentError(n.kind + ": label smoothing needs a static class count (dim 1), got " + x->describe());
+      return cross_entropy_smoothed(g, x, target, weight, reduction, ignore, smoothing, *classes);
+    });
+  }
   return with_class_batch(g, input, target, reduction, [&](Value* x) {
     std::vector<Value*> in{x, cast(g, target, DType::Int64)};
     if (weight) in.push_back(weight);

@@ -2,6 +2,8 @@
 // _pad_circular. PyTorch lists pads from the last dim backwards as (begin, end) pairs; ONNX Pad
 // wants all begins then all ends over every dim: attributes before opset 11, inputs from 11.
 // Circular padding has no ONNX mode before opset 19 and is built from Slice + Concat.
+#include <algorithm>
+
 #include "nn.h"
 #include "onnxport/helpers.h"
 
@@ -66,7 +68,9 @@ Value* pad_values(Graph& g, const TorchNode& n, Value* x, Value* pads_arg, const
   return g.op("Pad", in, {{"mode_s", mode}});
 }
 
-// Circular: the last `begin` elements are put before, the first `end` after, dim by dim.
+// Circular: the last `begin` elements are put before, the first `end` after, dim by dim. A
+// negative amount crops instead, and what is wrapped comes from the cropped part (as in
+// PyTorch's _pad_circular).
 Value* pad_circular(Graph& g, const TorchNode& n, Value* x, const std::vector<int64_t>& torch_pads) {
   const int64_t rank = rank_of(x, n.kind);
   if (torch_pads.size() % 2 != 0 || static_cast<int64_t>(torch_pads.size()) > 2 * rank)
@@ -74,8 +78,12 @@ Value* pad_circular(Graph& g, const TorchNode& n, Value* x, const std::vector<in
                         " dims, got " + std::to_string(torch_pads.size()) + " values");
   for (size_t i = 0; i < torch_pads.size(); i += 2) {
     const int64_t dim = rank - 1 - static_cast<int64_t>(i / 2);
-    const int64_t begin = torch_pads[i], end = torch_pads[i + 1];
-    if (begin < 0 || end < 0) throw ArgumentError(n.kind + ": negative circular padding is not supported");
+    int64_t begin = torch_pads[i], end = torch_pads[i + 1];
+    if (begin < 0 || end < 0) {
+      x = slice(g, x, {dim}, {std::max<int64_t>(-begin, 0)}, {end < 0 ? end : INT64_MAX});
+      begin = std::max<int64_t>(begin, 0);
+      end = std::max<int64_t>(end, 0);
+    }
     if (auto size = static_dim(x, dim); size && (begin > *size || end > *size))
       throw ArgumentError(n.kind + ": circular padding larger than the padded dim (" + std::to_string(*size) + ")");
     std::vector<Value*> parts;

@@ -2,6 +2,10 @@
 // read their elements); a list that is really a tensor (aten::size(x) -> int[]) is unpacked
 // with Gather; a list whose length is only known at run time (built in a loop) is an ONNX
 // sequence.
+#include <algorithm>
+#include <limits>
+#include <optional>
+
 #include "onnxport/helpers.h"
 #include "prim.h"
 
@@ -44,7 +48,12 @@ Value* list_item(const Args& a, size_t list_arg, int64_t index) {
 
 // prim::TupleIndex(tuple, i) and aten::__getitem__(list, i).
 Value* get_item(Graph& g, const TorchNode&, const Args& a) {
-  if (a.at(0)->is_list()) return list_item(a, 0, a.i(1));
+  if (a.at(0)->is_list() && a.at(1)->maybe_int()) return list_item(a, 0, a.i(1));
+  if (a.at(0)->is_list()) {  // an index known only at run time: the list as a sequence
+    std::vector<Value*> items;
+    for (Value* item : a.list(0)) items.push_back(item);
+    return g.op("SequenceAt", {g.op("SequenceConstruct", items), cast(g, a.tensor(1), DType::Int64)});
+  }
   if (a.at(0)->is_sequence()) return g.op("SequenceAt", {a.at(0), cast(g, a.tensor(1), DType::Int64)});
   Value* index = a.at(1)->maybe_int() ? g.constant_int(a.i(1)) : cast(g, a.tensor(1), DType::Int64);
   return gather(g, a.tensor(0), index, 0);
@@ -56,9 +65,74 @@ Value* length(Graph& g, const TorchNode&, const Args& a) {
   return size(g, a.tensor(0), 0);
 }
 
+// The number of elements of an int list held as a List or a 1-d tensor, when it is known.
+std::optional<int64_t> static_length(const Value* v) {
+  if (v->is_list()) return static_cast<int64_t>(v->elements().size());
+  if (v->is_tensor() && v->rank() == std::optional<int64_t>(1)) return static_dim(v, 0);
+  return std::nullopt;
+}
+
+// aten::eq.int_list / aten::ne.int_list: whole-list comparison, one bool. Folded when both lists
+// (or their lengths) are known; otherwise elementwise Equal reduced with ReduceMin.
+Value* lists_equal(Graph& g, const TorchNode& n, const Args& a, bool equal) {
+  auto left = a.at(0)->maybe_ints();
+  auto right = a.at(1)->maybe_ints();
+  if (left && right) return g.constant(Tensor::scalar_bool((*left == *right) == equal));
+  auto left_length = static_length(a.at(0));
+  auto right_length = static_length(a.at(1));
+  if (left_length && right_length && *left_length != *right_length) return g.constant(Tensor::scalar_bool(!equal));
+  if (left_length && *left_length == 0 && right_length) return g.constant(Tensor::scalar_bool(equal));
+  if (!left_length || !right_length)
+    throw ArgumentError(n.kind + ": comparing int lists whose lengths are only known at run time is not supported");
+  Value* same = g.op("Equal", {int_list(g, a.at(0)), int_list(g, a.at(1))});
+  Value* all_same = cast(g, reduce(g, "ReduceMin", cast(g, same, DType::Int32), {0}, false), DType::Bool);
+  return equal ? all_same : g.op("Not", {all_same});
+}
+
+// Python's slice bound: negative counts from the end, then clamped to [0, count].
+int64_t slice_bound(std::optional<int64_t> bound, int64_t count, int64_t fallback) {
+  if (!bound) return fallback;
+  const int64_t k = *bound < 0 ? *bound + count : *bound;
+  return std::clamp<int64_t>(k, 0, count);
+}
+
+// aten::slice.t(list, start=None, end=None, step=1): a list's slice, as Python takes it.
+Value* slice_list(Graph& g, const TorchNode& n, const Args& a) {
+  auto bound = [&](size_t i) -> std::optional<int64_t> {
+    if (a.size() <= i || a.is_none(i)) return std::nullopt;
+    return a.i(i);
+  };
+  const int64_t step = bound(3).value_or(1);
+  if (step != 1) throw ArgumentError(n.kind + ": list slices with a step other than 1 are not supported");
+  if (a.at(0)->is_list()) {
+    const auto& items = a.at(0)->elements();
+    const auto count = static_cast<int64_t>(items.size());
+    const int64_t begin = slice_bound(bound(1), count, 0);
+    const int64_t end = std::max(begin, slice_bound(bound(2), count, count));
+    return g.list(std::vector<Value*>(items.begin() + begin, items.begin() + end));
+  }
+  // An int list held as a 1-d tensor (the Shape of aten::size(x)).
+  const int64_t kEnd = std::numeric_limits<int64_t>::max();
+  return slice(g, int_list(g, a.at(0)), {0}, {bound(1).value_or(0)}, {bound(2).value_or(kEnd)});
+}
+
+// aten::add.t(a, b): list concatenation.
+Value* concat_lists(Graph& g, const TorchNode&, const Args& a) {
+  if (a.at(0)->is_list() && a.at(1)->is_list()) {
+    std::vector<Value*> items = a.at(0)->elements();
+    items.insert(items.end(), a.at(1)->elements().begin(), a.at(1)->elements().end());
+    return g.list(items);
+  }
+  return concat(g, {int_list(g, a.at(0)), int_list(g, a.at(1))}, 0);
+}
+
 }  // namespace
 
 void add_lists(Registrar& r) {
+  r.add("aten::eq.int_list", 1, [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, true); });
+  r.add("aten::ne.int_list", 1, [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, false); });
+  r.add("aten::slice.t", 1, slice_list);
+  r.add("aten::add.t", 1, concat_lists);
   r.add("prim::ListConstruct", 1, make_list);
   r.add("prim::TupleConstruct", 1, make_list);
   r.add("prim::ListUnpack", 1, unpack);

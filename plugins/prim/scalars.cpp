@@ -65,6 +65,9 @@ void add_scalars(Registrar& r) {
     r.add(op, 1, identity());
   r.add("aten::Int", 1, to_int);
   r.add("aten::Float", 1, to_float);
+  // A 0-d tensor passed where TorchScript wants an int/float (torch.zeros(d[0]), linspace(a, b, n)).
+  r.add("aten::IntImplicit", 1, to_int);
+  r.add("aten::FloatImplicit", 1, to_float);
   r.add("aten::Bool", 1, to_bool);
   r.add("aten::size", 1, size_of);
   r.add("aten::dim", 1, dim_of);

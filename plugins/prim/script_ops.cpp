@@ -38,9 +38,16 @@ Value* sequence_position(Graph& g, Value* seq, Value* index) {
   return g.op("Where", {g.op("Less", {index, g.constant_int(0)}), from_end, index});
 }
 
+// An element going into a sequence, cast to the sequence's element type (a TorchScript float
+// list may have been started as a float32 sequence while the numbers are doubles).
+Value* element_for(Graph& g, Value* seq, Value* item) {
+  const DType element = dtype_of(seq);
+  return element == DType::Undefined ? item : cast(g, item, element);
+}
+
 // aten::append(list, el) -> list
 Value* append(Graph& g, const TorchNode&, const Args& a) {
-  if (a.at(0)->is_sequence()) return g.op("SequenceInsert", {a.at(0), a.tensor(1)});
+  if (a.at(0)->is_sequence()) return g.op("SequenceInsert", {a.at(0), element_for(g, a.at(0), a.tensor(1))});
   std::vector<Value*> items = static_items(a);
   items.push_back(a.at(1));
   return g.list(items);
@@ -49,7 +56,8 @@ Value* append(Graph& g, const TorchNode&, const Args& a) {
 // aten::insert(list, index, el) -> (); the list's new value follows.
 std::vector<Value*> insert(Graph& g, const TorchNode& n, const Args& a) {
   if (a.at(0)->is_sequence())
-    return {g.op("SequenceInsert", {a.at(0), a.tensor(2), sequence_position(g, a.at(0), index_value(g, a, 1))})};
+    return {g.op("SequenceInsert", {a.at(0), element_for(g, a.at(0), a.tensor(2)),
+                                    sequence_position(g, a.at(0), index_value(g, a, 1))})};
   std::vector<Value*> items = static_items(a);
   items.insert(items.begin() + static_cast<std::ptrdiff_t>(static_position(n, a.i(1), items.size(), true)), a.at(2));
   return {g.list(items)};
@@ -73,7 +81,8 @@ std::vector<Value*> pop(Graph& g, const TorchNode& n, const Args& a) {
 Value* set_item(Graph& g, const TorchNode& n, const Args& a) {
   if (a.at(0)->is_sequence()) {
     Value* position = sequence_position(g, a.at(0), index_value(g, a, 1));
-    return g.op("SequenceInsert", {g.op("SequenceErase", {a.at(0), position}), a.tensor(2), position});
+    return g.op("SequenceInsert",
+                {g.op("SequenceErase", {a.at(0), position}), element_for(g, a.at(0), a.tensor(2)), position});
   }
   std::vector<Value*> items = static_items(a);
   items[static_position(n, a.i(1), items.size(), false)] = a.at(2);
@@ -90,6 +99,21 @@ std::vector<Value*> delete_item(Graph& g, const TorchNode& n, const Args& a) {
 
 // aten::list(list) -> a copy: values are immutable here, so the same value.
 Value* copy_list(Graph&, const TorchNode&, const Args& a) { return a.at(0); }
+
+// aten::add_.t(list, other) -> list, extending `list` in place (`a += [x]`): the new list is both
+// the output and the list's new value.
+std::vector<Value*> extend(Graph& g, const TorchNode&, const Args& a) {
+  Value* extended;
+  if (a.at(0)->is_sequence()) {
+    extended = a.at(0);
+    for (Value* item : a.list(1)) extended = g.op("SequenceInsert", {extended, element_for(g, extended, item)});
+  } else {
+    std::vector<Value*> items = static_items(a);
+    for (Value* item : a.list(1)) items.push_back(item);
+    extended = g.list(items);
+  }
+  return {extended, extended};
+}
 
 // aten::__range_length(lo, hi, step): how many values range(lo, hi, step) yields.
 Value* range_length(Graph& g, const TorchNode& n, const Args& a) {
@@ -228,6 +252,7 @@ void add_script_ops(Registrar& r) {
   r.add("aten::_set_item", 11, set_item);
   r.add("aten::Delete", 11, delete_item);
   r.add("aten::list", 9, copy_list);
+  r.add("aten::add_.t", 11, extend);
   r.add("aten::__range_length", 9, range_length);
   r.add("aten::__derive_index", 9, derive_index);
   r.add("aten::__is__", 9, identity_test(false));

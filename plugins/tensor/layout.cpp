@@ -142,6 +142,22 @@ Value* unfold(Graph& g, const TorchNode& n, const Args& a) {
   return perm == iota(rank + 1) ? windows : transpose(g, windows, perm);
 }
 
+// Repeat counts known only at run time: element i of `dim` is taken repeats[i] times. Output
+// position p takes the element whose cumulative count first exceeds p.
+Value* repeat_interleave_runtime(Graph& g, const TorchNode& n, Value* x, Value* repeats, int64_t dim) {
+  if (g.opset() < 11)
+    throw ArgumentError(n.kind + ": repeats computed at run time need opset 11 (CumSum, Range); got opset " +
+                        std::to_string(g.opset()));
+  Value* counts = cast(g, repeats, DType::Int64);
+  if (counts->rank() == std::optional<int64_t>(0)) counts = g.op("Expand", {counts, size(g, x, dim, true)});
+  Value* ends = g.op("CumSum", {counts, g.constant_int(0)});
+  Value* total = reduce(g, "ReduceSum", counts, {0}, false);
+  Value* positions = g.op("Range", {g.constant_int(0), total, g.constant_int(1)});
+  Value* passed = g.op("Not", {g.op("Less", {unsqueeze(g, positions, {1}), unsqueeze(g, ends, {0})})});
+  Value* source = reduce(g, "ReduceSum", cast(g, passed, DType::Int64), {1}, false);
+  return gather(g, x, source, dim);
+}
+
 // repeat_interleave(x, repeats: int | Tensor, dim=None, output_size=None)
 Value* repeat_interleave(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
@@ -159,7 +175,7 @@ Value* repeat_interleave(Graph& g, const TorchNode& n, const Args& a) {
   else if (const Tensor* t = reps->maybe_tensor())
     counts = t->as_int64s();
   else
-    throw ArgumentError(n.kind + ": repeats computed at run time are not supported; they must be constants");
+    return repeat_interleave_runtime(g, n, x, a.tensor(1), dim);
   if (counts.size() == 1) {
     // Each element repeated r times: a new dim of r after dim, then merged into it.
     const int64_t r = counts[0];

@@ -41,6 +41,16 @@ Value* flatten_shape(Graph& g, Value* x, int64_t rank, int64_t start, int64_t en
   return concat(g, {g.constant_ints(head), rest}, 0);
 }
 
+// aten::unflatten(x, dim, sizes): dim becomes the given sizes (one may be -1).
+Value* unflatten(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const int64_t rank = rank_of(x, n.kind);
+  const int64_t dim = normalize_dim(a.i(1), rank);
+  std::vector<Value*> parts{g.constant_ints(std::vector<int64_t>(static_cast<size_t>(dim), 0)), int_list(g, a.at(2))};
+  if (dim + 1 < rank) parts.push_back(slice(g, shape_of(g, x), {0}, {dim + 1}, {kEnd}));
+  return reshape(g, x, concat(g, parts, 0));
+}
+
 // ONNX Flatten always makes 2-d, so it only fits flatten(1, -1) and flatten(0, -2);
 // everything else is a Reshape. Flatten takes every type from opset 9 (floats only before).
 Value* flatten(Graph& g, const TorchNode& n, const Args& a) {
@@ -154,6 +164,7 @@ void add_shape(Registrar& r) {
   r.add("aten::view_as", 9, view_as);
   r.add("aten::reshape_as", 9, view_as);
   r.add("aten::flatten", 8, flatten);
+  r.add("aten::unflatten", 9, unflatten);
   add_with_inplace(r, "aten::t", 9, t);
   add_with_inplace(r, "aten::transpose", 9, transpose_dims);
   r.add("aten::swapaxes", 9, transpose_dims);

@@ -30,6 +30,7 @@ case("rsub", ["rsub"], [f32(2, 3)], lambda x: 1 - x)
 case("rsub_int", ["rsub"], [ints(2, 3)], lambda i: 10 - i)
 case("rsub_alpha", ["rsub"], [f32(2, 3)], lambda x: torch.rsub(x, 2.0, alpha=3))
 case("mul", ["mul"], [f32(2, 3, 4), f32(4)], lambda x, y: x * y)
+case("mul_two_bools", ["mul"], [bools(2, 3), bools(3)], lambda a, b: (torch.mul(a, b), a * b, torch.mul(a, b.int())))
 case("mul_scalar", ["mul"], [f32(2, 3)], lambda x: x * 1.5)
 case("mul_int", ["mul"], [ints(2, 3), ints(2, 3)], lambda i, j: i * j * 2)
 case("mul_bool", ["mul"], [bools(2, 3), f32(2, 3)], lambda m, x: m * x)
@@ -123,8 +124,7 @@ unary("elu", lambda x: F.elu(x, 0.5), [f32(2, 3, 4)], inplace=lambda x: F.elu(x,
 case("elu_scale", ["elu"], [f32(2, 3)], lambda x: torch.ops.aten.elu(x, 1.0, 2.0, 1.0),
      opsets=[], fails={o: "scale/input_scale other than 1" for o in (9, 17)})
 unary("selu", F.selu, [f32(2, 3, 4)], inplace=lambda x: F.selu(x, inplace=True))
-unary("celu", lambda x: F.celu(x, 0.7), [f32(2, 3, 4)], inplace=lambda x: F.celu(x, 1.3, inplace=True),
-      since=12, fails={11: "supported from opset 12"})
+unary("celu", lambda x: F.celu(x, 0.7), [f32(2, 3, 4)], inplace=lambda x: F.celu(x, 1.3, inplace=True))
 unary("hardtanh", lambda x: F.hardtanh(x, -0.5, 0.7), [f32(2, 3, 4)],
       inplace=lambda x: F.hardtanh(x, -0.2, 0.3, inplace=True))
 case("hardtanh_default", ["hardtanh"], [f32(2, 3, 4, low=-3, high=3)], F.hardtanh)

@@ -339,6 +339,9 @@ case("replication_pad2d", ["replication_pad2d"], [f32(1, 2, 3, 4)],
      lambda x: torch._C._nn.replication_pad2d(x, [1, 2, 0, 3]))
 case("replication_pad3d", ["replication_pad3d"], [f32(1, 2, 2, 3, 3)],
      lambda x: torch._C._nn.replication_pad3d(x, [1, 0, 2, 1, 0, 2]))
+case("pad_circular_negative", ["pad"], [f32(1, 2, 4, 5), f32(2, 3, 6)],
+     lambda x, y: (F.pad(x, (-1, 2, 1, -1), mode="circular"), F.pad(y, (-2, -1), mode="circular"),
+                   F.pad(y, (3, -2), mode="circular")))
 case("pad_circular_op", ["_pad_circular"], [f32(1, 2, 3, 4)], lambda x: torch._C._nn._pad_circular(x, [1, 2, 3, 1]))
 
 # ---- nn: max pooling with PyTorch's per-plane indices
@@ -372,6 +375,10 @@ case("max_unpool1d_3d", ["max_unpool2d", "max_unpool3d"], [f32(2, 3, 8), f32(1, 
                    F.max_unpool3d(*F.max_pool3d(y, 2, return_indices=True), 2)))
 case("max_unpool2d_unbatched", ["max_unpool2d"], [f32(3, 4, 4)],
      lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2))
+
+case("bilinear", ["bilinear"], [f32(3, 4), f32(3, 5)],
+     module=lambda: With(lambda s, x, y: (F.bilinear(x, y, s.w, s.b), F.bilinear(x[None], y[None], s.w)),
+                         w=torch.randn(6, 4, 5), b=torch.randn(6)))
 
 # ---- nn: losses (explicit aten calls: F.*_loss add broadcast_tensors around them)
 
@@ -409,6 +416,25 @@ for r, name in enumerate(("none", "mean", "sum")):
                                torch.triplet_margin_loss(a, p, n, 0.5, 1.0, 1e-6, True, r),
                                torch.triplet_margin_loss(a, p, n, 2.0, 3.0, 1e-6, False, r)))
 
+    case(f"cross_entropy_smoothing_{name}", ["cross_entropy_loss"], [f32(3, 4, 2, 3), ints(3, 2, 3, high=4)],
+         lambda x, t, r=r: F.cross_entropy(x, t, reduction=name, label_smoothing=0.2), opsets=LOSS_OPS)
+    case(f"multi_margin_{name}", ["multi_margin_loss"], [f32(4, 5), ints(4, high=5)],
+         module=lambda r=r: With(lambda s, x, t, r=r: (torch._C._nn.multi_margin_loss(x, t, 1, 1.0, None, r),
+                                                       torch._C._nn.multi_margin_loss(x, t, 2, 0.5, s.w, r),
+                                                       torch._C._nn.multi_margin_loss(x[0], t[0], 1, 1.0, None, r)),
+                                 w=torch.rand(5) + 0.5), since=11)
+    case(f"multilabel_margin_{name}", ["multilabel_margin_loss"], [f32(3, 5)],
+         module=lambda r=r: With(lambda s, x, r=r: (torch._C._nn.multilabel_margin_loss(x, s.t, r),
+                                                    torch._C._nn.multilabel_margin_loss(x[1], s.t[1], r)),
+                                 t=torch.tensor([[3, 0, -1, 1, 2], [1, -1, 0, 0, 0], [4, 2, 1, 0, 3]])), since=11)
+
+case("cross_entropy_smoothing_weight_ignore", ["cross_entropy_loss"], [f32(6, 5), ints(6, high=5)],
+     module=lambda: With(lambda s, x, t: (F.cross_entropy(x, t, s.w, ignore_index=2, label_smoothing=0.1),
+                                          F.cross_entropy(x, t, s.w, ignore_index=2, reduction="none",
+                                                          label_smoothing=0.3),
+                                          F.cross_entropy(x[0], t[0], label_smoothing=0.1)),
+                         w=torch.rand(5) + 0.5),
+     opsets=LOSS_OPS)
 case("nll_loss_weight_ignore", ["nll_loss_nd"], [f32(6, 5), ints(6, high=5)],
      module=lambda: With(lambda s, x, t: (F.nll_loss(x, t, s.w, ignore_index=2),
                                           F.nll_loss(x, t, s.w, ignore_index=2, reduction="none")),
@@ -429,7 +455,7 @@ case("cross_entropy_probs", ["cross_entropy_loss"], [f32(3, 4, 2), f32(3, 4, 2, 
                          w=torch.rand(4) + 0.5),
      opsets=LOSS_OPS)
 case("cross_entropy_smoothing_indices", ["cross_entropy_loss"], [f32(3, 4), ints(3, high=4)],
-     lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1), opsets=[], fails={13: "label_smoothing"})
+     lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1), opsets=LOSS_OPS)
 case("bce_with_logits_weights", ["binary_cross_entropy_with_logits"], [f32(3, 4), f32(3, 4, low=0, high=1)],
      module=lambda: With(lambda s, x, t: (F.binary_cross_entropy_with_logits(x, t, s.w, pos_weight=s.pw),
                                           F.binary_cross_entropy_with_logits(x * 30, t, pos_weight=s.pw,

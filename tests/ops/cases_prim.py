@@ -39,7 +39,10 @@ def s_len(x: Tensor):
 
 
 def s_dim(x: Tensor):
-    return x * x.dim()
+    # x.dim() at the top level is folded before conversion (ranks are fixed); in a branch it is not.
+    if bool(x.sum() > -1e9):
+        return x * x.dim()
+    return x
 
 
 def s_float_int(x: Tensor):
@@ -66,7 +69,7 @@ def s_len_tensor(x: Tensor):
     return x * len(x)
 
 
-case("list_concat", ["add", "size", "expand"], [f32(2, 3)], s_list_concat, script=True)
+case("list_concat", ["add.t", "size", "expand"], [f32(2, 3)], s_list_concat, script=True)
 case("len_tensor", ["len"], [f32(3, 2)], s_len_tensor, script=True)
 case("getitem_size", ["__getitem__", "size"], [f32(2, 3)], s_getitem_size, script=True)
 case("getitem_list", ["__getitem__", "chunk", "split"], [f32(2, 6)], s_getitem_list, script=True)
@@ -96,3 +99,40 @@ case("to_method_forms", ["to"], [f32(2, 3, low=-5, high=5)],
 case("to_int_to_float", ["to"], [ints(2, 3)], lambda i: i.float() / 3)
 case("type_as", ["type_as"], [f32(2, 3, low=-5, high=5), ints(2, 3)],
      lambda x, i: (x.type_as(i), i.type_as(x)))
+
+
+# ---- list overloads: whole-list comparison, slicing and concatenation of int lists
+
+def s_int_list_compare(x: Tensor, y: Tensor):
+    same = x.size() == y.size()
+    differ = x.size() != [2, 5]
+    return x * float(same) + y * float(differ)
+
+
+def s_int_list_slice(x: Tensor):
+    return x.new_zeros(x.shape[2:]) + x.sum() + x.view(list(x.size()[:1]) + [-1]).sum(1)[0]
+
+
+def s_int_list_slice_list(x: Tensor):
+    return x.view([x.size(0), -1, 2][:2] + list(x.size()[3:]))
+
+
+def s_int_list_slice_unpack(x: Tensor):
+    a, b = x.shape[-2:]
+    return x.reshape(list(x.size()[:-2]) + [a * b])
+
+
+def s_list_slice_of_list(x: Tensor):
+    parts = x.chunk(4, 1)[1:3] + x.chunk(4, 1)[-1:]
+    return torch.cat(parts, 1)
+
+
+case("int_list_compare", ["eq.int_list", "ne.int_list", "size"], [f32(2, 3), f32(2, 3)], s_int_list_compare,
+     script=True)
+case("int_list_compare_runtime", ["eq.int_list", "size"], [f32(2, 3), f32(2, 3)], s_int_list_compare, script=True,
+     dynamic={0: [0], 1: [0]})
+case("int_list_slice", ["slice.t", "add.t", "size"], [f32(2, 3, 4, 5)], s_int_list_slice, script=True)
+case("int_list_slice_unpack", ["slice.t", "add.t", "list", "prim::ListUnpack"], [f32(2, 3, 4, 5)],
+     s_int_list_slice_unpack, script=True, dynamic={0: [0, 3]})
+case("int_list_slice_list", ["slice.t", "add.t"], [f32(2, 3, 4, 5)], s_int_list_slice_list, script=True)
+case("list_slice_of_list", ["slice.t", "add.t", "chunk", "cat"], [f32(2, 8)], s_list_slice_of_list, script=True)

@@ -6,7 +6,8 @@ from typing import List, Optional
 
 import torch
 from torch import Tensor
-from op_framework import UNREACHABLE, case, f32
+import torch.nn.functional as F
+from op_framework import UNREACHABLE, case, f32, ints
 
 UNREACHABLE.update({
     "prim::Constant": "handled by the core in every graph; not a row of its own (every row has constants)",
@@ -115,8 +116,54 @@ case("constant_chunk", ["prim::ConstantChunk"], [f32(6, 4)], ir="""graph(%x : Te
   %t : (Tensor, Tensor) = prim::TupleConstruct(%y, %b)
   return (%t)""")
 def s_device_type(x: Tensor):
-    warnings.warn(x.device.type)          # prim::type feeds only the warning
+    warnings.warn(x.device.type)          # folded with the device (UNREACHABLE["prim::type"])
     return x * 2.0
 
 
-case("prim_type", ["prim::type", "warn"], [f32(2, 3)], s_device_type, script=True)
+case("prim_type", ["warn"], [f32(2, 3)], s_device_type, script=True)
+
+
+# ---- the TorchScript value world: tensors where ints/floats are wanted, lists at run time
+
+def s_list_indexed_by_tensor(x: Tensor, y: Tensor, i: Tensor):
+    return [x, y, x + y][i]
+
+
+def s_int_implicit(d: Tensor, e: Tensor):
+    return torch.zeros(d[0], e[0]) + d.sum()
+
+
+def s_linspace_tensors(x: Tensor, steps: Tensor):
+    return torch.linspace(x[0], x[1], steps)
+
+
+def s_float_implicit(x: Tensor, p: Tensor):
+    return F.dropout(x, p, False) * 2.0
+
+
+def s_tensor_of_runtime_list(x: Tensor):
+    return x + torch.tensor([1.5 * i for i in range(x.size(0))]).unsqueeze(1)
+
+
+def s_list_extend_insert_pop(x: Tensor):
+    a: List[Tensor] = [x]
+    a += [x * 2.0]
+    a.insert(0, x - 1.0)
+    last = a.pop()
+    for i in range(x.size(0)):
+        a.append(x[i:i + 1].expand_as(x))
+    return torch.stack(a) + last, torch.tensor(len(a))
+
+
+case("list_indexed_by_tensor", ["__getitem__", "IntImplicit"], [f32(2), f32(2), ints(high=3)],
+     s_list_indexed_by_tensor, script=True, since=11)
+case("int_implicit", ["IntImplicit", "zeros"], [ints(1, low=1, high=4), ints(1, low=1, high=4)], s_int_implicit,
+     script=True, dynamic_check=False)
+case("linspace_tensor_arguments", ["IntImplicit", "linspace"], [f32(2), ints(low=2, high=6)], s_linspace_tensors,
+     script=True, since=11, dynamic_check=False)
+case("float_implicit", ["FloatImplicit", "dropout"], [f32(2, 3), f32(low=0.1, high=0.5)], s_float_implicit,
+     script=True)
+case("tensor_of_runtime_list", ["tensor", "append"], [f32(3, 2)], s_tensor_of_runtime_list, script=True, since=13,
+     dynamic={0: [0]})
+case("list_extend_insert_pop", ["add_.t", "insert", "pop", "append", "stack", "len"], [f32(3, 2)],
+     s_list_extend_insert_pop, script=True, since=13, dynamic={0: [0]})

@@ -18,6 +18,13 @@ case("flatten", ["flatten"], [f32(2, 3, 4, 5)],
      lambda x: (torch.flatten(x, 1), torch.flatten(x), torch.flatten(x, 1, 2), torch.flatten(x, 0, 2),
                 torch.flatten(x, 2), torch.flatten(x, -2, -1), torch.flatten(x, 0, 0)))
 case("flatten_1d", ["flatten"], [f32(5)], lambda x: torch.flatten(x) * 2)
+
+
+def s_unflatten(x):
+    return x.unflatten(1, (2, -1)), x.unflatten(-1, [5, 1]), x.unflatten(0, (1, -1))
+
+
+case("unflatten", ["unflatten"], [f32(2, 6, 5)], s_unflatten, script=True, dynamic={0: [0]})
 case("t", ["t"], [f32(3, 4)], lambda x: x.t())
 case("t_1d", ["t"], [f32(4)], lambda x: x.t() + 1)
 case("t_", ["t_"], [f32(3, 4)], lambda x: (x * 1).t_())
@@ -285,6 +292,15 @@ case("repeat_interleave", ["repeat_interleave"], [f32(2, 3)],
      lambda x: (torch.repeat_interleave(x, 2), torch.repeat_interleave(x, 3, dim=1), x.repeat_interleave(2, -2)))
 case("repeat_interleave_tensor", ["repeat_interleave"], [f32(3, 2)],
      lambda x: torch.repeat_interleave(x, torch.tensor([1, 0, 2]), dim=0))
+def s_repeat_interleave_runtime(x: torch.Tensor, r: torch.Tensor):
+    return torch.repeat_interleave(x, r, dim=0)
+
+
+case("repeat_interleave_runtime", ["repeat_interleave"], [f32(3, 2), ints(3, high=4), ints(low=1, high=3)],
+     lambda x, r, k: (torch.repeat_interleave(x, r, dim=0), torch.repeat_interleave(x, k, dim=1),
+                      torch.repeat_interleave(x, k)), since=11, dynamic_check=False)
+case("repeat_interleave_runtime_script", ["repeat_interleave"], [f32(3, 2), ints(3, high=4)],
+     s_repeat_interleave_runtime, script=True, since=11, dynamic_check=False)
 case("dyn_repeat_interleave", ["repeat_interleave"], [f32(2, 3)], lambda x: torch.repeat_interleave(x, 2, dim=1),
      dynamic={0: [0, 1]})
 case("tensor_split", ["tensor_split"], [f32(2, 7)],

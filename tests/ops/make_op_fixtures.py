@@ -49,9 +49,13 @@ def flatten(value):
 
 
 def graph_kinds(graph):
+    """Every node kind, and every kind.overload ("aten::add.t") a node's schema names."""
     kinds = set()
     for node in graph.nodes():
         kinds.add(node.kind())
+        schema = node.schema()
+        if schema != "(no schema)":
+            kinds.add(schema.split("(", 1)[0])
         for block in node.blocks():
             kinds |= graph_kinds(block)
     return kinds

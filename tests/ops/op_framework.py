@@ -207,6 +207,10 @@ UNREACHABLE = {
     "prim::TupleUnpack": "the core's LowerAllTuples pass removes every tuple or fails before conversion",
     "prim::TupleIndex": "the core's LowerAllTuples pass removes every tuple or fails before conversion; "
                         "TorchScript rejects non-constant tuple indices",
+    "prim::device": "folded to the CPU device before conversion (core/src/export_time_facts.cpp): onnxport "
+                    "runs and exports models on the CPU",
+    "prim::type": "its only input, a tensor's device, is folded to the CPU device before conversion, and then "
+                  "the device's type with it",
     "aten::softsign": "torch 1.13 has no aten::softsign operator (F.softsign is traced as abs/add/div), so "
                       "no runnable graph contains it",
 }

@@ -4,8 +4,9 @@
 1. Coverage: every nn.Module subclass that torch.nn exports is a case of nn_cases.CASES or is
    in nn_cases.EXCEPTIONS with its reason; a class in neither fails the test.
 2. Each fixture (make_scripted_nn.py) is exported with `onnxport export --mode script` at each
-   opset; every export must succeed, and all of them run in one ONNX Runtime process against
-   the scripted module's outputs.
+   opset; every export must succeed (below a case's nn_cases.MIN_OPSET it must be refused with
+   the reason and write nothing), and all of them run in one ONNX Runtime process against the
+   scripted module's outputs.
 Prints the number of classes and cases passing per opset.
 
 usage: run_scripted_nn.py --onnxport BIN --node NODE --fixtures DIR --work DIR [--only NAME]... [--opset N]...
@@ -22,7 +23,7 @@ import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from nn_cases import CASES, EXCEPTIONS  # noqa: E402
+from nn_cases import CASES, EXCEPTIONS, MIN_OPSET  # noqa: E402
 
 ORT_COMPARE = os.path.join(HERE, "..", "integration", "ort_compare.js")
 
@@ -47,8 +48,13 @@ def export(args, case, opset):
     for e in manifest["inputs"]:
         cmd += ["--input", f"{e['name']}={os.path.join(args.fixtures, e['file'])}"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
+    message = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:]
+    first, expected_error = MIN_OPSET.get(case["name"], (0, None))
+    if opset < first:  # must be refused, with the reason, and no file
+        refused = proc.returncode != 0 and not os.path.exists(out) and expected_error in proc.stderr
+        return case, opset, refused, None, None if refused else [f"expected a refusal mentioning '{expected_error}'"] + message
     ok = proc.returncode == 0 and os.path.exists(out)
-    return case, opset, ok, out, (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:] if not ok else None
+    return case, opset, ok, out, None if ok else message
 
 
 def main():
@@ -76,7 +82,7 @@ def main():
 
     ort_cases = []
     for case, opset, ok, out, why in results:
-        if ok:
+        if ok and out:
             ort_cases.append({"name": f"{case['name']}.opset{opset}", "onnx": out,
                               "manifest": os.path.join(args.fixtures, case["manifest"])})
         else:
