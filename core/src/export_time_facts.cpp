@@ -1,6 +1,7 @@
 #include "export_time_facts.h"
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace onnxport::core {
@@ -40,17 +41,31 @@ bool is_none_constant(const torch::jit::Value* v) {
   return v->node()->kind() == c10::prim::Constant && v->type()->kind() == c10::TypeKind::NoneType;
 }
 
-// `x is None` / `x is not None` where x's type cannot hold None (an Optional argument that the
-// export was given), and the unchecked_cast that the refinement leaves behind.
-bool fold_none_test(torch::jit::Node* n) {
+bool is_graph_input(const torch::jit::Value* v) {
+  return v->node()->kind() == c10::prim::Param && v->node()->owningBlock() == v->owningGraph()->block();
+}
+
+// Whether `a is b` is known at export: a value whose type cannot hold None is not None (an
+// Optional argument the export was given); a value is itself; two different inputs of the
+// exported graph are different objects (the ONNX model takes them as separate inputs, as in
+// MultiheadAttention's `query is not key` test).
+std::optional<bool> known_identity(const torch::jit::Value* a, const torch::jit::Value* b) {
+  if (is_none_constant(b)) std::swap(a, b);
+  if (is_none_constant(a)) return can_be_none(b->type()) ? std::nullopt : std::optional<bool>(is_none_constant(b));
+  if (a == b) return true;
+  if (is_graph_input(a) && is_graph_input(b)) return false;
+  return std::nullopt;
+}
+
+// `x is y` / `x is not y` when known_identity decides it, and the unchecked_cast that a
+// refined Optional leaves behind.
+bool fold_identity_test(torch::jit::Node* n) {
   const bool is = n->kind() == c10::Symbol::fromQualString("aten::__is__");
   const bool is_not = n->kind() == c10::Symbol::fromQualString("aten::__isnot__");
   if ((is || is_not) && n->inputs().size() == 2) {
-    const torch::jit::Value* other = is_none_constant(n->input(1))   ? n->input(0)
-                                     : is_none_constant(n->input(0)) ? n->input(1)
-                                                                     : nullptr;
-    if (!other || can_be_none(other->type())) return false;
-    replace_with_constant(n, c10::IValue(is_not));
+    auto same = known_identity(n->input(0), n->input(1));
+    if (!same) return false;
+    replace_with_constant(n, c10::IValue(*same == is));
     return true;
   }
   if (n->kind() == c10::prim::unchecked_cast && n->input()->type()->isSubtypeOf(*n->output()->type())) {
@@ -95,7 +110,7 @@ size_t fold_export_time_facts(torch::jit::Block* block) {
       ++folded;
       continue;
     }
-    if (fold_none_test(n)) {
+    if (fold_identity_test(n)) {
       ++folded;
     } else if (auto value = export_time_value(n)) {
       replace_with_constant(n, *value);

@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 
+#include "attribute_writes.h"
 #include "export_mode.h"
 #include "export_time_facts.h"
 #include "unroll_list_loops.h"
@@ -94,6 +95,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
 
   auto graph = frozen.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);
+  if (fold_attribute_writes(*graph, frozen) > 0) torch::jit::EliminateDeadCode(graph);
   // Training mode keeps mutated buffers (BatchNorm statistics) as attributes read through self.
   if (!graph->inputs().empty() && graph->inputs()[0]->type()->cast<c10::ClassType>()) {
     if (graph->inputs()[0]->hasUses())

@@ -155,7 +155,8 @@ std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
 
 void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
   for (const auto& [value, tensor] : run_and_collect(graph, inputs))
-    const_cast<torch::jit::Value*>(value)->setType(c10::TensorType::create(tensor));
+    if (tensor.defined())  // an op's absent optional output (need_weights=False) stays untyped
+      const_cast<torch::jit::Value*>(value)->setType(c10::TensorType::create(tensor));
 }
 
 namespace {

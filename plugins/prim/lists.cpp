@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "onnxport/helpers.h"
 #include "prim.h"
@@ -126,9 +127,32 @@ Value* concat_lists(Graph& g, const TorchNode&, const Args& a) {
   return concat(g, {int_list(g, a.at(0)), int_list(g, a.at(1))}, 0);
 }
 
+// aten::all / aten::any of a list (`all([...])` in scripted code): folded when every element is
+// known, otherwise a ReduceMin / ReduceMax over the elements' truth values.
+Value* all_or_any(Graph& g, const TorchNode&, const Args& a, bool all) {
+  const std::vector<Value*> items = a.list(0);
+  bool known = true, result = all;
+  for (Value* item : items) {
+    auto number = constant_number(item);
+    known = known && number.has_value();
+    if (number && ((*number != 0.0) != all)) result = !all;
+  }
+  if (known || items.empty()) return g.constant(Tensor::scalar_bool(result));
+  std::vector<Value*> truths;
+  for (Value* item : items)
+    truths.push_back(unsqueeze(g, cast(g, cast(g, item, DType::Bool), DType::Int32), {0}));
+  return cast(g, reduce(g, all ? "ReduceMin" : "ReduceMax", concat(g, truths, 0), {0}, false), DType::Bool);
+}
+
 }  // namespace
 
 void add_lists(Registrar& r) {
+  for (const char* kind : {"bool", "int", "float"}) {
+    r.add(std::string("aten::all.") + kind, 1,
+          [](Graph& g, const TorchNode& n, const Args& a) { return all_or_any(g, n, a, true); });
+    r.add(std::string("aten::any.") + kind, 1,
+          [](Graph& g, const TorchNode& n, const Args& a) { return all_or_any(g, n, a, false); });
+  }
   r.add("aten::eq.int_list", 1, [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, true); });
   r.add("aten::ne.int_list", 1, [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, false); });
   r.add("aten::slice.t", 1, slice_list);

@@ -380,6 +380,19 @@ case("bilinear", ["bilinear"], [f32(3, 4), f32(3, 5)],
      module=lambda: With(lambda s, x, y: (F.bilinear(x, y, s.w, s.b), F.bilinear(x[None], y[None], s.w)),
                          w=torch.randn(6, 4, 5), b=torch.randn(6)))
 
+case("stft", ["stft"], [f32(2, 64)],
+     module=lambda: With(lambda s, x: (
+         torch.stft(x, 16, hop_length=4, window=s.hann, center=False, return_complex=False),
+         torch.stft(x, 16, hop_length=5, win_length=10, window=s.hann10, center=True, normalized=True,
+                    return_complex=False),
+         torch.stft(x[0], 8, center=True, pad_mode="constant", onesided=False, return_complex=False),
+         torch.stft(x, 12, hop_length=3, return_complex=False, center=False)),
+         hann=torch.hann_window(16), hann10=torch.hann_window(10)),
+     opsets=[17], fails={16: "supported from opset 17"}, atol=1e-4)
+case("stft_complex", ["stft"], [f32(2, 64)],
+     lambda x: torch.view_as_real(torch.stft(x, 16, center=False, return_complex=True)),
+     opsets=[], fails={17: "return_complex=True"})
+
 # ---- nn: losses (explicit aten calls: F.*_loss add broadcast_tensors around them)
 
 LOSS_OPS = (13, 14, 16, 17)

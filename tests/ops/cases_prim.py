@@ -136,3 +136,19 @@ case("int_list_slice_unpack", ["slice.t", "add.t", "list", "prim::ListUnpack"], 
      s_int_list_slice_unpack, script=True, dynamic={0: [0, 3]})
 case("int_list_slice_list", ["slice.t", "add.t"], [f32(2, 3, 4, 5)], s_int_list_slice_list, script=True)
 case("list_slice_of_list", ["slice.t", "add.t", "chunk", "cat"], [f32(2, 8)], s_list_slice_of_list, script=True)
+
+
+def s_all_any_lists(x: Tensor):
+    known = all([x.dim() == 2, x.size(1) == 3])               # folded: every element is known
+    data = all([bool(x.sum() > -100.0), bool(x.max() > -100.0)])
+    some = any([bool(x.min() > 100.0), bool(x.sum() > -100.0)])
+    ints_all = all([x.size(0), int(x.sum() > -100.0)])
+    ints_any = any([0, int(x.min() > 100.0)])
+    floats_all = all([1.5, float(x.sum() > -100.0)])
+    floats_any = any([0.0, float(x.min() > 100.0)])
+    return x * float(known) + float(data) + float(some) + float(ints_all) + 2.0 * float(ints_any) + \
+        4.0 * float(floats_all) + 8.0 * float(floats_any)
+
+
+case("all_any_of_lists", ["all.bool", "any.bool", "all.int", "any.int", "all.float", "any.float"], [f32(2, 3)],
+     s_all_any_lists, script=True)

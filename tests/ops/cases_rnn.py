@@ -29,11 +29,16 @@ def rnn_inputs(kind, layers=1, bidirectional=False, batch_first=False, seq=5, ba
     return [x] + state * (2 if kind == "lstm" else 1)
 
 
+LSTM_SAVE_BUG = ("torch.jit.save of this scripted nn.LSTM fails in torch 1.13 (strides() called on an undefined "
+                 "Tensor); scripted LSTMs are tested in tests/scripted_nn")
+
+
 def rnn_case(id, kind, op, layers=1, bidirectional=False, batch_first=False, bias=True, **kw):
     cls = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn": nn.RNN}[kind]
     case(id, [op], rnn_inputs(kind, layers, bidirectional, batch_first),
          module=lambda: Seq(cls(4, 6, num_layers=layers, bidirectional=bidirectional, batch_first=batch_first,
-                                bias=bias, **kw)).eval())
+                                bias=bias, **kw)).eval(),
+         no_script_twin=LSTM_SAVE_BUG if kind == "lstm" else None)
 
 
 rnn_case("lstm", "lstm", "lstm")
@@ -55,7 +60,8 @@ rnn_case("rnn_relu_2layer", "rnn", "rnn_relu", layers=2, nonlinearity="relu")
 rnn_case("rnn_tanh_no_bias_batch_first", "rnn", "rnn_tanh", batch_first=True, bias=False)
 rnn_case("lstm_batch_first", "lstm", "lstm", batch_first=True)
 case("lstm_proj", ["lstm"], [f32(5, 3, 4), f32(1, 3, 3, low=-1, high=1), f32(1, 3, 6, low=-1, high=1)],
-     module=lambda: Seq(nn.LSTM(4, 6, proj_size=3)).eval(), opsets=[], fails={17: "proj_size > 0"})
+     module=lambda: Seq(nn.LSTM(4, 6, proj_size=3)).eval(), opsets=[], fails={17: "proj_size > 0"},
+     no_script_twin=LSTM_SAVE_BUG)
 
 
 class CellWeights(nn.Module):

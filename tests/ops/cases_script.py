@@ -167,3 +167,56 @@ case("tensor_of_runtime_list", ["tensor", "append"], [f32(3, 2)], s_tensor_of_ru
      dynamic={0: [0]})
 case("list_extend_insert_pop", ["add_.t", "insert", "pop", "append", "stack", "len"], [f32(3, 2)],
      s_list_extend_insert_pop, script=True, since=13, dynamic={0: [0]})
+
+
+class AssignsOwnAttribute(torch.nn.Module):
+    """forward assigns self.scale (prim::SetAttr) and reads it back, and a submodule's too."""
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.tensor([1.0, 2.0, 3.0])
+        self.steps = 0
+        self.inner = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        self.scale = self.scale * 2.0
+        self.steps = self.steps + 1
+        y = x * self.scale + float(self.steps)
+        self.scale = self.scale + y.mean()
+        return self.inner(y) * self.scale
+
+
+def s_index_put_slices(x: Tensor, idx: Tensor, v: Tensor):
+    x[1:2, 1:3, idx] += v
+    return x
+
+
+def s_if_on_tensor(x: Tensor):
+    if x.sum() > 0:
+        return x * 2.0
+    return x - 1.0
+
+
+def s_if_on_one_element(x: Tensor):
+    if x[0:1] > 0:  # a 1-element 1-d condition, as TorchScript allows
+        return x * 2.0
+    return x - 1.0
+
+
+def s_same_device(x: Tensor, y: Tensor):
+    if x.device == y.device:
+        return x + y
+    return x - y
+
+
+def s_interpolate_computed_scale(x: Tensor):
+    return F.interpolate(x, scale_factor=float(x.size(2)) / 2.0, mode="nearest")
+
+
+case("assigns_own_attribute", ["linear", "mul"], [f32(2, 3)], module=AssignsOwnAttribute, script=True)
+case("index_put_slices_script", ["index_put_"], [f32(3, 4, 5), ints(2, high=5), f32(1, 2, 2)], s_index_put_slices,
+     script=True, since=11)
+case("if_on_tensor", ["gt"], [f32(2, 3)], s_if_on_tensor, script=True)
+case("if_on_one_element", ["gt"], [f32(3)], s_if_on_one_element, script=True)
+case("same_device", ["add"], [f32(2), f32(2)], s_same_device, script=True)
+case("interpolate_computed_scale", ["upsample_nearest2d"], [f32(1, 2, 4, 4)], s_interpolate_computed_scale,
+     script=True, since=11, dynamic_check=False)

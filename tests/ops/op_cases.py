@@ -30,6 +30,7 @@ import importlib
 import pathlib
 
 from op_framework import CASES, DEFAULT_ATOL, DEFAULT_RTOL, EXPLICIT_OPSETS, OPSETS, UNREACHABLE  # noqa: F401
+from op_framework import add_script_twins
 
 FAMILIES = ("prim", "elementwise", "aliases", "tensor", "nn", "rnn", "dynamic", "creation", "linalg", "mutation",
             "packed", "quantized", "reduce", "script", "torchvision")
@@ -44,3 +45,4 @@ def _load_families():
 
 
 _load_families()
+SCRIPT_TWINS, NO_SCRIPT_TWIN = add_script_twins(CASES)

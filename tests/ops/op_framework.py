@@ -172,13 +172,16 @@ CASES = []
 
 
 def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=9, opsets=None,
-         fails=None, rtol=None, atol=None, training=False, via="file", dynamic=None, dynamic_check=True):
+         fails=None, rtol=None, atol=None, training=False, via="file", dynamic=None, dynamic_check=True,
+         no_script_twin=None, script_fails=None):
     """Add one row. `since` drops the opsets below an op's first mapping; `opsets` lists them
     explicitly; `fails` adds expected-failure opsets; `training` exports in training mode;
     via="function" exports through Exporter::export_function (the C++ tracer running the saved
     module, no freezing) instead of export_file; `dynamic` = {input index: [axes]} exports those
     axes as dynamic (dynamic_axes), so symbolics take their unknown-size branches; dynamic_check=False
-    for models that only run at the example's sizes (the export's re-run at other sizes would fail)."""
+    for models that only run at the example's sizes (the export's re-run at other sizes would fail).
+    A traced row whose `module` builds a real nn.Module gets a scripted twin (see add_script_twins);
+    `no_script_twin="reason"` opts out, `script_fails` replaces `fails` for the twin."""
     if isinstance(ops, str):
         ops = [ops]
     if sum(x is not None for x in (fn, module, ir)) != 1:
@@ -187,9 +190,40 @@ def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=
         raise ValueError(f"case {id}: via is 'file' or 'function' (not for IR rows)")
     mode = "ir" if ir is not None else "script" if script else "trace"
     chosen = opsets if opsets is not None else [o for o in OPSETS if o >= since]
-    CASES.append(Case(id, ops, inputs, fn=fn, module=module, mode=mode, ir=ir, opsets=chosen, fails=fails or {},
-                      rtol=rtol, atol=atol, training=training, via=via, dynamic=dynamic or {},
-                      dynamic_check=dynamic_check))
+    row = Case(id, ops, inputs, fn=fn, module=module, mode=mode, ir=ir, opsets=chosen, fails=fails or {},
+               rtol=rtol, atol=atol, training=training, via=via, dynamic=dynamic or {}, dynamic_check=dynamic_check)
+    row.no_script_twin = no_script_twin
+    row.script_fails = script_fails
+    CASES.append(row)
+
+
+# The table's wrappers around Python lambdas, which torch.jit.script cannot compile.
+LAMBDA_WRAPPERS = (Fn, With)
+
+
+def add_script_twins(cases):
+    """Every traced row whose `module` builds an nn.Module of its own (not a lambda wrapper) also
+    runs scripted: a row `<id>_scripted` in script mode with the same ops, inputs and opsets.
+    Returns (twins added, rows opted out with their reasons)."""
+    twins, opted_out = [], {}
+    for c in list(cases):
+        if c.mode != "trace" or c.module is None or c.via != "file":
+            continue
+        if c.no_script_twin:
+            opted_out[c.id] = c.no_script_twin
+            continue
+        if isinstance(c.module(), LAMBDA_WRAPPERS):
+            continue
+        fails = c.fails if c.script_fails is None else c.script_fails
+        opsets = [o for o in c.opsets if o not in c.fails]
+        twin = Case(c.id + "_scripted", [op.split("::", 1)[1] if op.startswith("aten::") else op for op in c.ops],
+                    c.inputs, fn=None, module=c.module, mode="script", ir=None, opsets=opsets, fails=fails,
+                    rtol=c.rtol, atol=c.atol, training=c.training, via="file", dynamic=c.dynamic,
+                    dynamic_check=c.dynamic_check)
+        twin.no_script_twin = twin.script_fails = None
+        cases.append(twin)
+        twins.append(twin.id)
+    return twins, opted_out
 
 
 def unary(name, fn, inputs, inplace=None, **kw):
