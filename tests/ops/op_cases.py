@@ -32,7 +32,7 @@ import pathlib
 from op_framework import CASES, DEFAULT_ATOL, DEFAULT_RTOL, EXPLICIT_OPSETS, OPSETS, UNREACHABLE  # noqa: F401
 
 FAMILIES = ("prim", "elementwise", "aliases", "tensor", "nn", "rnn", "dynamic", "creation", "linalg", "mutation",
-            "packed", "quantized", "reduce", "script", "torchvision")
+            "packed", "quantized", "reduce", "script", "torchvision", "attention")
 
 
 def _load_families():
