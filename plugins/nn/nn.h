@@ -22,6 +22,7 @@ void add_padding(Registrar& r);        // pad, constant_pad_nd, reflection/repli
 void add_loss(Registrar& r);           // nll/cross-entropy/bce/kl_div/mse/l1/smooth_l1/huber losses
 void add_margin_loss(Registrar& r);    // multi_margin_loss, multilabel_margin_loss
 void add_stft(Registrar& r);           // stft (opset 17)
+void add_attention(Registrar& r);      // _native_multi_head_attention, _transformer_encoder_layer_fwd
 
 // Shared by the files above (common.cpp).
 
@@ -32,5 +33,9 @@ std::vector<int64_t> per_dim(const Args& a, size_t i, size_t n, int64_t fallback
 // ONNX's Conv/Pool ops need a batch dim; PyTorch also takes unbatched (C, *spatial) input.
 // Runs build() on x with a batch dim added when x has rank n_spatial + 1, and removes it again.
 Value* with_batch_dim(Graph& g, Value* x, size_t n_spatial, const std::function<Value*(Value*)>& build);
+
+// LayerNorm of x over its trailing dims `normalized_shape`, weight and bias optional:
+// LayerNormalization from opset 17, ReduceMean arithmetic before (normalization.cpp).
+Value* layer_norm(Graph& g, Value* x, const std::vector<int64_t>& normalized_shape, Value* w, Value* b, double eps);
 
 }  // namespace onnxport::nn

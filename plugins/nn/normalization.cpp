@@ -83,17 +83,19 @@ Value* instance_norm(Graph& g, const TorchNode& n, const Args& a) {
   return g.op("BatchNormalization", {x, w, b, mean, var}, {{"epsilon_f", eps}});
 }
 
-// Opset 17's LayerNormalization over (input, normalized_shape, weight, bias, eps) arguments:
-// `outputs` 1 (layer_norm) or 3 (native_layer_norm: with Mean and InvStdDev).
-std::vector<Value*> layer_normalization(Graph& g, const Args& a, int outputs) {
-  Value* x = a.tensor(0);
-  const std::vector<int64_t> shape = a.is(1);
-  Value* w = a.optional_tensor(2);
+// Opset 17's LayerNormalization over the trailing dims `shape` of x: `outputs` 1 (layer_norm) or
+// 3 (native_layer_norm: with Mean and InvStdDev).
+std::vector<Value*> layer_normalization(Graph& g, Value* x, const std::vector<int64_t>& shape, Value* w, Value* b,
+                                        double eps, int outputs) {
   if (!w) w = g.constant(full_tensor(float_dtype_of(x), shape, 1.0));
   std::vector<Value*> in{x, w};
-  if (Value* b = a.optional_tensor(3)) in.push_back(b);
-  return g.op("LayerNormalization", in, {{"axis_i", -static_cast<int64_t>(shape.size())}, {"epsilon_f", a.f(4)}},
-              outputs);
+  if (b) in.push_back(b);
+  return g.op("LayerNormalization", in, {{"axis_i", -static_cast<int64_t>(shape.size())}, {"epsilon_f", eps}}, outputs);
+}
+
+// The same over (input, normalized_shape, weight, bias, eps) arguments.
+std::vector<Value*> layer_normalization(Graph& g, const Args& a, int outputs) {
+  return layer_normalization(g, a.tensor(0), a.is(1), a.optional_tensor(2), a.optional_tensor(3), a.f(4), outputs);
 }
 
 // layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
@@ -134,10 +136,12 @@ Value* channel_affine(Graph& g, Value* y, Value* w, Value* b, int64_t rank) {
 }
 
 // Before opset 17: normalize over the trailing dims, then weight and bias.
+Value* layer_norm_decomposed(Graph& g, Value* x, size_t dims, Value* w, Value* b, double eps) {
+  return affine(g, normalize(g, x, trailing_axes(static_cast<int64_t>(dims)), eps).y, w, b);
+}
+
 Value* layer_norm_9(Graph& g, const TorchNode&, const Args& a) {
-  Value* x = a.tensor(0);
-  const auto k = static_cast<int64_t>(a.is(1).size());
-  return affine(g, normalize(g, x, trailing_axes(k), a.f(4)).y, a.optional_tensor(2), a.optional_tensor(3));
+  return layer_norm_decomposed(g, a.tensor(0), a.is(1).size(), a.optional_tensor(2), a.optional_tensor(3), a.f(4));
 }
 
 // native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd)
@@ -223,6 +227,11 @@ std::vector<Value*> native_batch_norm(Graph& g, const TorchNode& n, const Args& 
 }
 
 }  // namespace
+
+Value* layer_norm(Graph& g, Value* x, const std::vector<int64_t>& normalized_shape, Value* w, Value* b, double eps) {
+  if (g.opset() >= 17) return layer_normalization(g, x, normalized_shape, w, b, eps, 1)[0];
+  return layer_norm_decomposed(g, x, normalized_shape.size(), w, b, eps);
+}
 
 void add_normalization(Registrar& r) {
   r.add("aten::batch_norm", 9, batch_norm);

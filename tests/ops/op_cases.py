@@ -33,7 +33,7 @@ from op_framework import CASES, DEFAULT_ATOL, DEFAULT_RTOL, EXPLICIT_OPSETS, OPS
 from op_framework import add_script_twins
 
 FAMILIES = ("prim", "elementwise", "aliases", "tensor", "nn", "rnn", "dynamic", "creation", "linalg", "mutation",
-            "packed", "quantized", "reduce", "script", "torchvision")
+            "packed", "quantized", "reduce", "script", "torchvision", "attention")
 
 
 def _load_families():
