@@ -54,9 +54,12 @@ class ConstantMapper {
 
  private:
   Value* tensor(const at::Tensor& t) {
-    const void* key = t.data_ptr();
-    auto named = prepared_.tensor_names.find(key);
-    if (named == prepared_.tensor_names.end()) return builder_.add_torch_constant(borrow_tensor(t), {});
+    // A parameter is known by where its data starts; a constant that starts there but covers
+    // only part of the storage is a view of it (a chunk that constant propagation computed),
+    // not the parameter.
+    auto named = prepared_.tensor_names.find(t.data_ptr());
+    if (named == prepared_.tensor_names.end() || t.nbytes() != t.storage().nbytes())
+      return builder_.add_torch_constant(borrow_tensor(t), {});
     auto& cached = by_name_[named->second];
     if (!cached) cached = builder_.add_parameter(named->second, borrow_tensor(t));
     return cached;

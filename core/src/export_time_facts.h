@@ -10,8 +10,8 @@ namespace onnxport::core {
 // tensors that do not require grad. Replaces prim::is_cuda (and the other backend tests),
 // prim::device, prim::requires_grad, aten::is_grad_enabled and aten::is_autocast_enabled by
 // constants. Also decides `x is None` for values whose type cannot be None (given Optional
-// arguments) and `x is y` for a value and itself or two different graph inputs, and drops `with torch.no_grad():` scopes (keeping their body). Returns how many
-// nodes it replaced.
+// arguments) and `x is y` for a value and itself or two different graph inputs, and drops `with torch.no_grad():`
+// scopes (keeping their body). Returns how many nodes it replaced.
 size_t fold_export_time_facts(torch::jit::Block* block);
 
 // prim::dtype and aten::dim of a top-level tensor whose type the graph's run recorded

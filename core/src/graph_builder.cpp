@@ -10,6 +10,20 @@ namespace onnxport::core {
 
 namespace {
 
+// "float32[2,5,?]" for a tensor type as ONNX inference sees it (for error messages).
+std::string describe_type(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type()) return "non-tensor";
+  const auto& t = type.tensor_type();
+  std::string text = dtype_name(static_cast<DType>(t.elem_type()));
+  if (!t.has_shape()) return text + "[*]";
+  text += "[";
+  for (int i = 0; i < t.shape().dim_size(); ++i) {
+    const auto& d = t.shape().dim(i);
+    text += (i ? "," : "") + (d.has_dim_value() ? std::to_string(d.dim_value()) : std::string("?"));
+  }
+  return text + "]";
+}
+
 constexpr int64_t kMaxInlineConstantElements = 64;   // larger constants become initializers
 constexpr int64_t kMaxInferenceDataElements = 4096;  // constants whose data inference may read
 
@@ -493,9 +507,14 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
   try {
     schema->GetTypeAndShapeInferenceFunction()(ctx);
   } catch (const std::exception& e) {
-    if (options_.strict)
-      reject_by_schema("ONNX shape inference rejects " + node.proto.op_type() + ": " + e.what(),
+    if (options_.strict) {
+      std::string inputs;
+      for (const auto& in : node.proto.input())
+        if (auto it = types.find(in); it != types.end())
+          inputs += (inputs.empty() ? "" : ", ") + describe_type(*it->second);
+      reject_by_schema("ONNX shape inference rejects " + node.proto.op_type() + "(" + inputs + "): " + e.what(),
                        "the symbolic built a node whose inputs don't fit together");
+    }
     return;
   }
   for (size_t i = 0; i < outputs.size() && i < ctx.getNumOutputs(); ++i) {

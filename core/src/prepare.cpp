@@ -74,9 +74,10 @@ void define_forward_from_overload(torch::jit::Module& module) {
     module.type()->addMethod(forward);
     return;
   }
-  throw ModelError("the module has no forward method" +
-                       (overloads.empty() ? std::string() : " and no overload of it takes a tensor (" + overloads + ")"),
-                   ErrorContext::with_hint("export a module whose forward takes the example inputs"));
+  throw ModelError(
+      "the module has no forward method" +
+          (overloads.empty() ? std::string() : " and no overload of it takes a tensor (" + overloads + ")"),
+      ErrorContext::with_hint("export a module whose forward takes the example inputs"));
 }
 
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
@@ -144,6 +145,18 @@ void split_uninitialized(torch::jit::Block* block) {
   }
 }
 
+// Folds the export-time facts and propagates constants until nothing more folds: a decided
+// branch can expose another fact test (MultiheadAttention's `key is value` on the tensors a
+// decided branch made).
+void decide_export_time_facts(std::shared_ptr<torch::jit::Graph>& graph) {
+  for (int round = 0; round < 8; ++round) {
+    const bool folded = fold_export_time_facts(graph->block()) > 0;
+    torch::jit::ConstantPropagationImmutableTypes(graph);
+    if (!folded) break;
+  }
+  torch::jit::EliminateDeadCode(graph);
+}
+
 std::string describe_node(const torch::jit::Node* n) {
   return std::string(n->kind().toQualString()) + " in " +
          (module_path_of(n).empty() ? std::string("forward") : module_path_of(n)) +
@@ -157,9 +170,7 @@ std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> g
                                             std::string& where) {
   // Branches on export-time facts and on None defaults go first: the tuples they hold
   // (an optional LSTM state) are often ones LowerAllTuples cannot flatten.
-  fold_export_time_facts(graph->block());
-  torch::jit::ConstantPropagationImmutableTypes(graph);
-  torch::jit::EliminateDeadCode(graph);
+  decide_export_time_facts(graph);
   auto before = graph->copy();
   try {
     torch::jit::LowerAllTuples(graph);
@@ -263,10 +274,12 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
     buffers.restore();
     // Branches on a tensor's dtype or rank (fast-path checks, F.interpolate's per-rank calls)
     // are decided once they are known; so are list comprehensions over the rank.
-    if (mode.script && fold_recorded_types(*graph) > 0) {
+    // Each decided branch brings its nodes to the top level, where one more run records their
+    // types: fold until nothing more folds (a few rounds for torch.nn's nested checks).
+    for (int round = 0; mode.script && round < 8 && fold_recorded_types(*graph) > 0; ++round) {
       torch::jit::ConstantPropagationImmutableTypes(graph);
       if (unroll_list_loops(*graph) > 0) torch::jit::ConstantPropagationImmutableTypes(graph);
-      torch::jit::EliminateDeadCode(graph);
+      decide_export_time_facts(graph);
       record_types(*graph, run_inputs);
       buffers.restore();
     }

@@ -94,7 +94,8 @@ Value* cross_entropy_smoothed(Graph& g, Value* x, Value* target, Value* weight, 
   if (reduction == "mean" && weight) {
     Value* safe_target = g.op("Where", {kept, target, g.constant_int(0)});
     Value* target_weights = g.op("Where", {kept, gather(g, weight, safe_target, 0), scalar(g, 0.0, x)});
-    smooth = g.op("Div", {reduce(g, "ReduceSum", smooth, {}, false), reduce(g, "ReduceSum", target_weights, {}, false)});
+    smooth =
+        g.op("Div", {reduce(g, "ReduceSum", smooth, {}, false), reduce(g, "ReduceSum", target_weights, {}, false)});
   } else {
     smooth = reduce_loss(g, smooth, reduction);
   }

@@ -57,19 +57,18 @@ Value* multi_margin(Graph& g, const TorchNode& n, const Args& a) {
   if (p != 1 && p != 2) a.fail(2, "p = 1 or 2");
   const double margin = a.size() > 3 && !a.is_none(3) ? a.f(3) : 1.0;
   Value* weight = a.size() > 4 ? a.optional_tensor(4) : nullptr;
-  return per_sample_loss(g, n, a.tensor(0), a.tensor(1), reduction_of(a, 5), 1,
-                         [&](Value* x, Value* target, int64_t classes) {
-                           Value* y = unsqueeze(g, target, {1});  // [N, 1]
-                           Value* x_y = g.op("GatherElements", {x, y}, {{"axis_i", 1}});
-                           Value* terms =
-                               g.op("Relu", {g.op("Add", {g.op("Sub", {scalar_like(g, margin, x), x_y}), x})});
-                           if (p == 2) terms = g.op("Mul", {terms, terms});
-                           if (weight) terms = g.op("Mul", {terms, gather(g, weight, y, 0)});
-                           Value* is_target = g.op("Equal", {class_indices(g, classes), y});
-                           terms = g.op("Where", {is_target, scalar_like(g, 0.0, x), terms});
-                           return g.op("Div", {reduce(g, "ReduceSum", terms, {1}, false),
-                                               scalar_like(g, static_cast<double>(classes), x)});
-                         });
+  return per_sample_loss(
+      g, n, a.tensor(0), a.tensor(1), reduction_of(a, 5), 1, [&](Value* x, Value* target, int64_t classes) {
+        Value* y = unsqueeze(g, target, {1});  // [N, 1]
+        Value* x_y = g.op("GatherElements", {x, y}, {{"axis_i", 1}});
+        Value* terms = g.op("Relu", {g.op("Add", {g.op("Sub", {scalar_like(g, margin, x), x_y}), x})});
+        if (p == 2) terms = g.op("Mul", {terms, terms});
+        if (weight) terms = g.op("Mul", {terms, gather(g, weight, y, 0)});
+        Value* is_target = g.op("Equal", {class_indices(g, classes), y});
+        terms = g.op("Where", {is_target, scalar_like(g, 0.0, x), terms});
+        return g.op("Div",
+                    {reduce(g, "ReduceSum", terms, {1}, false), scalar_like(g, static_cast<double>(classes), x)});
+      });
 }
 
 // multilabel_margin_loss(self, target, reduction): for the target classes j (target's entries
@@ -81,16 +80,18 @@ Value* multilabel_margin(Graph& g, const TorchNode& n, const Args& a) {
         Value* listed = g.op("Equal", {g.op("CumSum", {ended, g.constant_int(1)}), g.constant_int(0)});  // [N, T]
         Value* safe = g.op("Where", {listed, target, g.constant_int(0)});
         // [N, T, C]: class c is the t-th listed target.
-        Value* hits = g.op("And", {g.op("Equal", {unsqueeze(g, safe, {2}), unsqueeze(g, class_indices(g, classes), {0})}),
-                                   unsqueeze(g, listed, {2})});
+        Value* hits =
+            g.op("And", {g.op("Equal", {unsqueeze(g, safe, {2}), unsqueeze(g, class_indices(g, classes), {0})}),
+                         unsqueeze(g, listed, {2})});
         Value* is_target = cast(g, reduce(g, "ReduceMax", cast(g, hits, DType::Int32), {1}, false), DType::Bool);
         Value* x_j = g.op("GatherElements", {x, safe}, {{"axis_i", 1}});  // [N, T]
-        Value* margins = g.op("Relu", {g.op("Sub", {scalar_like(g, 1.0, x),
-                                                    g.op("Sub", {unsqueeze(g, x_j, {2}), unsqueeze(g, x, {1})})})});
+        Value* margins =
+            g.op("Relu",
+                 {g.op("Sub", {scalar_like(g, 1.0, x), g.op("Sub", {unsqueeze(g, x_j, {2}), unsqueeze(g, x, {1})})})});
         Value* counted = g.op("And", {unsqueeze(g, listed, {2}), g.op("Not", {unsqueeze(g, is_target, {1})})});
         Value* terms = g.op("Where", {counted, margins, scalar_like(g, 0.0, x)});
-        return g.op("Div", {reduce(g, "ReduceSum", terms, {1, 2}, false),
-                            scalar_like(g, static_cast<double>(classes), x)});
+        return g.op("Div",
+                    {reduce(g, "ReduceSum", terms, {1, 2}, false), scalar_like(g, static_cast<double>(classes), x)});
       });
 }
 

@@ -40,8 +40,9 @@ Value* stft(Graph& g, const TorchNode& n, const Args& a) {
   const bool normalized = !a.is_none(5 + k) && a.b(5 + k);
   const bool onesided = a.is_none(6 + k) || a.b(6 + k);
   if (a.size() > 7 + k && !a.is_none(7 + k) && a.b(7 + k))
-    throw ArgumentError(n.kind + ": return_complex=True makes a complex tensor, which ONNX cannot carry; use "
-                                 "return_complex=False (real and imaginary parts in a last dim of 2)");
+    throw ArgumentError(n.kind +
+                        ": return_complex=True makes a complex tensor, which ONNX cannot carry; use "
+                        "return_complex=False (real and imaginary parts in a last dim of 2)");
   Value* x = a.tensor(0);
   if (!is_floating(dtype_of(x))) throw ArgumentError(n.kind + ": needs a real floating signal, got " + x->describe());
   const bool unbatched = x->rank() == std::optional<int64_t>(1);

@@ -61,6 +61,7 @@ Value* get_item(Graph& g, const TorchNode&, const Args& a) {
 }
 
 Value* length(Graph& g, const TorchNode&, const Args& a) {
+  if (auto text = a.at(0)->maybe_string()) return g.constant_int(static_cast<int64_t>(text->size()));
   if (a.at(0)->is_list()) return g.constant_int(static_cast<int64_t>(a.list(0).size()));
   if (a.at(0)->is_sequence()) return g.op("SequenceLength", {a.at(0)});
   return size(g, a.tensor(0), 0);
@@ -139,8 +140,7 @@ Value* all_or_any(Graph& g, const TorchNode&, const Args& a, bool all) {
   }
   if (known || items.empty()) return g.constant(Tensor::scalar_bool(result));
   std::vector<Value*> truths;
-  for (Value* item : items)
-    truths.push_back(unsqueeze(g, cast(g, cast(g, item, DType::Bool), DType::Int32), {0}));
+  for (Value* item : items) truths.push_back(unsqueeze(g, cast(g, cast(g, item, DType::Bool), DType::Int32), {0}));
   return cast(g, reduce(g, all ? "ReduceMin" : "ReduceMax", concat(g, truths, 0), {0}, false), DType::Bool);
 }
 
@@ -154,7 +154,8 @@ void add_lists(Registrar& r) {
           [](Graph& g, const TorchNode& n, const Args& a) { return all_or_any(g, n, a, false); });
   }
   r.add("aten::eq.int_list", 1, [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, true); });
-  r.add("aten::ne.int_list", 1, [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, false); });
+  r.add("aten::ne.int_list", 1,
+        [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, false); });
   r.add("aten::slice.t", 1, slice_list);
   r.add("aten::add.t", 1, concat_lists);
   r.add("prim::ListConstruct", 1, make_list);

@@ -60,8 +60,8 @@ Value* type_as(Graph& g, const TorchNode&, const Args& a) { return cast(g, a.ten
 }  // namespace
 
 void add_scalars(Registrar& r) {
-  for (const char* op : {"prim::NumToTensor", "aten::ScalarImplicit", "aten::detach", "aten::contiguous", "aten::clone",
-                         "aten::alias", "aten::lift_fresh", "aten::lift_fresh_copy"})
+  for (const char* op : {"prim::NumToTensor", "aten::ScalarImplicit", "aten::detach", "aten::cpu", "aten::contiguous",
+                         "aten::clone", "aten::alias", "aten::lift_fresh", "aten::lift_fresh_copy"})
     r.add(op, 1, identity());
   r.add("aten::Int", 1, to_int);
   r.add("aten::Float", 1, to_float);

@@ -56,8 +56,8 @@ Value* append(Graph& g, const TorchNode&, const Args& a) {
 // aten::insert(list, index, el) -> (); the list's new value follows.
 std::vector<Value*> insert(Graph& g, const TorchNode& n, const Args& a) {
   if (a.at(0)->is_sequence())
-    return {g.op("SequenceInsert", {a.at(0), element_for(g, a.at(0), a.tensor(2)),
-                                    sequence_position(g, a.at(0), index_value(g, a, 1))})};
+    return {g.op("SequenceInsert",
+                 {a.at(0), element_for(g, a.at(0), a.tensor(2)), sequence_position(g, a.at(0), index_value(g, a, 1))})};
   std::vector<Value*> items = static_items(a);
   items.insert(items.begin() + static_cast<std::ptrdiff_t>(static_position(n, a.i(1), items.size(), true)), a.at(2));
   return {g.list(items)};
@@ -246,13 +246,13 @@ std::vector<Value*> nothing(Graph&, const TorchNode&, const Args&) { return {}; 
 }  // namespace
 
 void add_script_ops(Registrar& r) {
-  r.add("aten::append", 11, append);
-  r.add("aten::insert", 11, insert);
-  r.add("aten::pop", 11, pop);
-  r.add("aten::_set_item", 11, set_item);
-  r.add("aten::Delete", 11, delete_item);
+  r.add("aten::append", 9, append);  // sequences (lists changed in loops) only exist from opset 13
+  r.add("aten::insert", 9, insert);
+  r.add("aten::pop", 9, pop);
+  r.add("aten::_set_item", 9, set_item);
+  r.add("aten::Delete", 9, delete_item);
   r.add("aten::list", 9, copy_list);
-  r.add("aten::add_.t", 11, extend);
+  r.add("aten::add_.t", 9, extend);
   r.add("aten::__range_length", 9, range_length);
   r.add("aten::__derive_index", 9, derive_index);
   r.add("aten::__is__", 9, identity_test(false));

@@ -2,26 +2,22 @@
 nn.TransformerEncoderLayer(batch_first=True) call in eval mode without grad. The eager outputs
 the rows compare with come from the fast path too (fixtures are built under torch.no_grad()).
 
-Each model is a traced row (tracing records the fused op the fast path called) and a scripted
-twin. The scripted twins do not reach the fused op yet: the fast-path checks left after the core
-folds the export-time facts still need `not why_not_fast_path` (aten::len of a constant str) and
-`all([...])` over a constant list (aten::all.bool) evaluated, and at opset 9 the checks' list
-comprehensions (aten::append.t, from opset 11). They are declared as expected failures with
-those errors, so that ops.export reports them the day the checks fold: then drop SCRIPT_BLOCKED."""
+Each model is a traced row (tracing records the fused op the fast path called) and, like every
+row that builds an nn.Module, a scripted twin (op_framework.add_script_twins): in script mode the
+core decides the layers' fast-path checks at export (core/src/export_time_facts.cpp), so the
+scripted graph calls the fused op too."""
 import torch
 import torch.nn as nn
 from torch import Tensor
-from op_framework import OPSETS, With, bools, case, f32, grid
+from op_framework import With, bools, case, f32, grid
 
 MHA = "_native_multi_head_attention"
 ENCODER = "_transformer_encoder_layer_fwd"
 ATTENTION_TOL = dict(rtol=1e-3, atol=1e-4)
-SCRIPT_BLOCKED = {o: "aten::append.t" if o < 11 else "(op aten::len" for o in OPSETS}
 
 
-def attention_case(id, op, inputs, module, traced_fails=None, **kw):
-    case(id, [op], inputs, module=module, fails=traced_fails, **ATTENTION_TOL, **kw)
-    case(id + "_scripted", [op], inputs, module=module, script=True, fails=SCRIPT_BLOCKED, **ATTENTION_TOL, **kw)
+def attention_case(id, op, inputs, module, **kw):
+    case(id, [op], inputs, module=module, **ATTENTION_TOL, **kw)
 
 
 class SelfAttention(nn.Module):
@@ -71,10 +67,8 @@ class PaddedEncoderLayer(nn.Module):
 
 attention_case("mha_self_attention", MHA, [f32(2, 5, 16)], SelfAttention)
 attention_case("mha_per_head_weights", MHA, [f32(2, 5, 16)], lambda: SelfAttention(average=False))
-# The fused op's second output is an undefined tensor here, which the core's run of the model on the
-# example inputs (recording types) cannot take yet.
-attention_case("mha_no_weights", MHA, [f32(3, 4, 16)], SelfAttentionNoWeights,
-               traced_fails={o: "strides() called on an undefined Tensor" for o in OPSETS})
+# The fused op's second output is an undefined tensor here (None in Python), which nothing uses.
+attention_case("mha_no_weights", MHA, [f32(3, 4, 16)], SelfAttentionNoWeights)
 attention_case("mha_dynamic_batch_and_length", MHA, [f32(2, 5, 16)], SelfAttention, dynamic={0: [0, 1]})
 # mask_type 1. No row of the bool mask is all True (PyTorch's result is NaN there).
 attention_case("mha_key_padding_mask", MHA, [f32(2, 5, 16), bools(2, 5)], MaskedSelfAttention)

@@ -5,7 +5,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from op_framework import case, f32, ints
 from cases_nn import CONV_RTOL, bn_with_stats
-from cases_rnn import CELL_INPUTS, LSTM_SAVE_BUG, LstmCell, Seq, rnn_inputs
+from cases_rnn import CELL_INPUTS, LSTM_SAVE_BUG, SEQ_NOT_SCRIPTABLE, LstmCell, Seq, rnn_inputs
 
 
 # ---- dynamic axes: the same mappings when ONNX must compute sizes at run time
@@ -80,9 +80,9 @@ case("dyn_embedding", ["embedding"], [ints(2, 3, high=10)], module=lambda: nn.Em
 case("dyn_lstm", ["lstm"], rnn_inputs("lstm", 2, True), dynamic={0: [0, 1], 1: [1], 2: [1]},
      module=lambda: Seq(nn.LSTM(4, 6, num_layers=2, bidirectional=True)).eval(), no_script_twin=LSTM_SAVE_BUG)
 case("dyn_gru_batch_first", ["gru"], rnn_inputs("gru", batch_first=True), dynamic={0: [0, 1], 1: [1]},
-     module=lambda: Seq(nn.GRU(4, 6, batch_first=True)).eval())
+     module=lambda: Seq(nn.GRU(4, 6, batch_first=True)).eval(), no_script_twin=SEQ_NOT_SCRIPTABLE)
 case("dyn_rnn_tanh", ["rnn_tanh"], rnn_inputs("rnn"), dynamic={0: [0, 1], 1: [1]},
-     module=lambda: Seq(nn.RNN(4, 6)).eval())
+     module=lambda: Seq(nn.RNN(4, 6)).eval(), no_script_twin=SEQ_NOT_SCRIPTABLE)
 case("dyn_lstm_cell", ["lstm_cell"], CELL_INPUTS + [f32(3, 6, low=-1, high=1)], module=LstmCell, script=True,
      dynamic={0: [0], 1: [0], 2: [0]})
 case("dyn_max_pool2d_ceil_overhang", ["max_pool2d"], [f32(1, 2, 5, 5)],

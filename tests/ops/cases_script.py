@@ -170,17 +170,18 @@ case("list_extend_insert_pop", ["add_.t", "insert", "pop", "append", "stack", "l
 
 
 class AssignsOwnAttribute(torch.nn.Module):
-    """forward assigns self.scale (prim::SetAttr) and reads it back, and a submodule's too."""
+    """forward assigns self.scale and self.offset (prim::SetAttr) and reads them back."""
     def __init__(self):
         super().__init__()
-        self.scale = torch.tensor([1.0, 2.0, 3.0])
-        self.steps = 0
+        self.base = torch.tensor([1.0, 2.0, 3.0])
+        self.scale = torch.zeros(3)
+        self.offset = 0.0
         self.inner = torch.nn.Linear(3, 3)
 
     def forward(self, x):
-        self.scale = self.scale * 2.0
-        self.steps = self.steps + 1
-        y = x * self.scale + float(self.steps)
+        self.scale = self.base * 2.0
+        self.offset = float(x.size(0))
+        y = x * self.scale + self.offset
         self.scale = self.scale + y.mean()
         return self.inner(y) * self.scale
 
@@ -220,3 +221,10 @@ case("if_on_one_element", ["gt"], [f32(3)], s_if_on_one_element, script=True)
 case("same_device", ["add"], [f32(2), f32(2)], s_same_device, script=True)
 case("interpolate_computed_scale", ["upsample_nearest2d"], [f32(1, 2, 4, 4)], s_interpolate_computed_scale,
      script=True, since=11, dynamic_check=False)
+
+
+def s_cpu(x: Tensor):
+    return x.cpu() * 2.0
+
+
+case("cpu", ["cpu"], [f32(2, 3)], s_cpu, script=True)

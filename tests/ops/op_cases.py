@@ -15,7 +15,12 @@ Models come in three modes:
           whenever Python code is traced, scripted or loaded (aten::divide -> aten::div ...):
           the mapping is still registered (graphs built in C++ keep them), so it is tested
           through a graph built directly from IR in the export process.
-Ops are written "aten::relu" or just "relu" (the aten:: namespace is implied).
+Ops are written "aten::relu" or just "relu" (the aten:: namespace is implied); "aten::slice.t"
+names one overload (a node matches when its schema is that overload).
+
+Every traced row whose `module` builds an nn.Module of its own (not one of the table's lambda
+wrappers Fn/With, which TorchScript cannot compile) also runs scripted, as `<id>__scripted`
+(op_framework.add_script_twins; `no_script_twin="reason"` opts a row out).
 
 The framework (`case`, input specs, wrappers) is op_framework.py; the rows are in
 cases_<family>.py, each importing by name what it uses, loaded here in FAMILIES order. A new

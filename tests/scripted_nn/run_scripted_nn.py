@@ -82,11 +82,11 @@ def main():
 
     ort_cases = []
     for case, opset, ok, out, why in results:
-        if ok and out:
+        if not ok:
+            failures.append(f"{case['name']} (opset {opset}): export failed: {' '.join(why)}")
+        elif out:  # exported (a refusal below MIN_OPSET has no file)
             ort_cases.append({"name": f"{case['name']}.opset{opset}", "onnx": out,
                               "manifest": os.path.join(args.fixtures, case["manifest"])})
-        else:
-            failures.append(f"{case['name']} (opset {opset}): export failed: {' '.join(why)}")
     ort_failed = set()
     if ort_cases:
         cases_file = os.path.join(args.work, "ort_cases.json")
