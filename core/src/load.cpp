@@ -1,6 +1,9 @@
 #include "load.h"
 
+#include <glob.h>
 #include <torch/csrc/jit/frontend/tracer.h>
+
+#include <optional>
 
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
@@ -18,13 +21,56 @@ std::string first_line(const std::string& text) {
   return trimmed.substr(0, trimmed.find('\n'));
 }
 
+// Where torchvision's op library is found when torchvision is installed: Debian's python3-
+// torchvision, a pip install, or a C++ libtorchvision.
+const char* kTorchvisionLibraries[] = {
+    "/usr/lib/python3/dist-packages/torchvision/_C*.so", "/usr/local/lib/python3*/dist-packages/torchvision/_C*.so",
+    "/usr/local/lib/python3*/site-packages/torchvision/_C*.so", "/usr/lib/x86_64-linux-gnu/libtorchvision.so*",
+    "/usr/local/lib/libtorchvision.so*"};
+
+std::optional<std::string> find_torchvision_library() {
+  for (const char* pattern : kTorchvisionLibraries) {
+    glob_t found{};
+    const bool any = ::glob(pattern, 0, nullptr, &found) == 0 && found.gl_pathc > 0;
+    std::optional<std::string> first = any ? std::optional<std::string>(found.gl_pathv[0]) : std::nullopt;
+    ::globfree(&found);
+    if (first) return first;
+  }
+  return std::nullopt;
+}
+
+torch::jit::Module load_torchscript(const std::string& path) {
+  try {
+    return torch::jit::load(path);
+  } catch (const c10::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A model that calls torchvision's ops (nms, roi_align) needs torchvision's op library.
+    if (std::string(e.what()).find("Unknown builtin op: torchvision::") == std::string::npos) throw;
+    auto library = find_torchvision_library();
+    if (!library) {
+      std::string searched;
+      for (const char* pattern : kTorchvisionLibraries) searched += std::string(searched.empty() ? "" : ", ") + pattern;
+      throw ModelError("cannot load TorchScript model '" + path + "': it calls torchvision ops (" +
+                           first_line(e.what()) + ") and torchvision's op library is not in " + searched,
+                       ErrorContext::for_file(path,
+                                              "install python3-torchvision, or pass its library with "
+                                              "--load-op-library PATH"));
+    }
+    load_op_library(*library);
+    return torch::jit::load(path);
+  }
+}
+
 }  // namespace
 
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
                             std::vector<torch::jit::IValue> inputs) {
   LoadedModel loaded;
   try {
-    loaded.module = torch::jit::load(path);
+    loaded.module = load_torchscript(path);
+  } catch (const Error&) {
+    throw;
   } catch (const c10::Error& e) {
     throw ModelError(
         "cannot load TorchScript model '" + path + "': " + first_line(e.what_without_backtrace()),

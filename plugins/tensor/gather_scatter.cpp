@@ -81,6 +81,45 @@ Value* scatter_add_into(Graph& g, Value* x, Value* index, Value* updates, int64_
   return g.op("Add", {x, scatter_elements(g, zeros, index, updates, dim, "", what)});
 }
 
+// scatter_reduce(x, dim, index, src, reduce, include_self=True), opset 16 (ScatterElements with
+// a reduction): sum, prod and mean; amax/amin need ScatterElements' max/min (opset 18). Without
+// include_self the scattered-to positions are first reset to the reduction's identity. A 0-d x
+// (with 0-d index and src) is scattered as a 1-d tensor of one element.
+Value* scatter_reduce(Graph& g, const TorchNode& n, const Args& a) {
+  Value* x = a.tensor(0);
+  const bool scalar = x->rank() == std::optional<int64_t>(0);
+  Value* index = as_index(g, a.tensor(2));
+  Value* src = cast(g, a.tensor(3), x->dtype());
+  if (scalar) {
+    x = unsqueeze(g, x, {0});
+    index = index->rank() == std::optional<int64_t>(0) ? unsqueeze(g, index, {0}) : index;
+    src = src->rank() == std::optional<int64_t>(0) ? unsqueeze(g, src, {0}) : src;
+  }
+  const int64_t dim = dim_of(x, scalar ? 0 : a.i(1), n.kind + " input");
+  const std::string reduce = a.s(4);
+  const bool include_self = a.size() <= 5 || a.is_none(5) || a.b(5);
+  if (reduce != "sum" && reduce != "prod" && reduce != "mean")
+    throw ArgumentError(n.kind + ": reduce='" + reduce +
+                        "' needs ScatterElements' max/min reduction (ONNX opset 18); "
+                        "sum, prod and mean export at opsets 16-17");
+  Value* updates = crop_to(g, src, index);
+  Value* base = x;
+  if (!include_self) {
+    Value* identity = g.op("Expand", {scalar_like(g, reduce == "prod" ? 1.0 : 0.0, x), shape_of(g, index)});
+    base = scatter_elements(g, x, index, identity, dim, "", n.kind);
+  }
+  Value* y = scatter_elements(g, base, index, updates, dim, reduce == "prod" ? "mul" : "add", n.kind);
+  if (reduce == "mean") {
+    // mean over what reached each position: the scattered values and, with include_self, x itself.
+    Value* ones = g.op("Expand", {scalar_like(g, 1.0, x), shape_of(g, index)});
+    Value* start = g.op("Add", {g.op("Mul", {x, scalar_like(g, 0.0, x)}), scalar_like(g, include_self ? 1.0 : 0.0, x)});
+    Value* count = scatter_elements(g, start, index, ones, dim, "add", n.kind);
+    count = g.op("Max", {count, scalar_like(g, 1.0, x)});  // untouched positions (count 0) keep x
+    y = g.op("Div", {y, count});
+  }
+  return scalar ? squeeze(g, y, {0}) : y;
+}
+
 Value* scatter_add(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const int64_t dim = dim_of(x, a.i(1), n.kind + " input");
@@ -211,6 +250,7 @@ void add_gather_scatter(Registrar& r) {
   r.add("aten::gather", 9, gather_op);
   add_with_inplace(r, "aten::scatter", 9, scatter_op);
   add_with_inplace(r, "aten::scatter_add", 9, scatter_add);
+  add_with_inplace(r, "aten::scatter_reduce", 16, scatter_reduce);
   add_with_inplace(r, "aten::index_add", 9, index_add);
   add_with_inplace(r, "aten::index_copy", 9, index_copy);
   add_with_inplace(r, "aten::index_fill", 9, index_fill);

@@ -180,6 +180,18 @@ case("scatter_larger_src", ["scatter"], [f32(3, 5), f32(4, 4)],
 case("scatter_value", ["scatter"], [f32(3, 5)], lambda x: x.scatter(-1, idx([0, 4], [1, 2], [3, 0]), 2.5))
 case("scatter_", ["scatter_"], [f32(3, 5), f32(2, 5)],
      lambda x, s: (x * 1).scatter_(0, idx([0, 1, 2, 0, 1], [2, 0, 1, 1, 0]), s))
+case("scatter_reduce", ["scatter_reduce"], [f32(3, 5), ints(2, 4, high=5), f32(2, 4)],
+     lambda x, i, s: (x.scatter_reduce(1, i, s, "sum"), x.scatter_reduce(1, i, s, "prod", include_self=False),
+                      x.scatter_reduce(1, i, s, "mean"), x.scatter_reduce(1, i, s, "mean", include_self=False),
+                      x.scatter_reduce(0, i[:, :3] % 3, s[:, :3], "sum", include_self=False)),
+     opsets=[16, 17], fails={14: "supported from opset 16"})
+case("scatter_reduce_inplace", ["scatter_reduce_"], [f32(3, 5), ints(2, 4, high=5), f32(2, 4)],
+     lambda x, i, s: (x * 1).scatter_reduce_(1, i, s, "sum"), opsets=[16, 17])
+case("scatter_reduce_0d", ["scatter_reduce"], [f32(), f32()],
+     lambda x, s: (x.scatter_reduce(0, torch.tensor(0), s, "sum"), x.scatter_reduce(0, torch.tensor(0), s, "prod")),
+     opsets=[16, 17])
+case("scatter_reduce_amax", ["scatter_reduce"], [f32(3, 5), ints(2, 4, high=5), f32(2, 4)],
+     lambda x, i, s: x.scatter_reduce(1, i, s, "amax"), opsets=[], fails={17: "opset 18"})
 case("scatter_reduce_add", ["scatter"], [f32(3, 5), f32(3, 2)],
      lambda x, s: x.scatter(1, idx([0, 0], [1, 2], [3, 3]), s, reduce="add"), since=16,
      fails={13: "needs opset 16"})
