@@ -221,11 +221,12 @@ ConvertStats Converter::run() {
   builder_.set_origin(NodeOrigin{});
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
-    if (flat[i]->is_sequence())
-      throw ExportError("output " + std::to_string(i) + " is a list whose length is only known at run time",
-                        ErrorContext::for_file(ctx_.model_file, "return torch.stack(list) or torch.cat(list) instead"));
     const std::string name = i < o.output_names.size() ? o.output_names[i] : "output_" + std::to_string(i);
     builder_.name_output(flat[i], name);
+    if (flat[i]->is_sequence()) {  // a list whose length is only known at run time: an ONNX sequence
+      model_.outputs.push_back(GraphIO{name, flat[i]->type(), true});
+      continue;
+    }
     TensorType type = flat[i]->type();
     if (auto it = model_.value_types.find(name); it != model_.value_types.end()) type = from_type_proto(it->second);
     if (!type.shape && i < graph.outputs().size()) {  // e.g. merged from branches of different shapes

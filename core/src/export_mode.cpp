@@ -149,7 +149,6 @@ std::shared_ptr<torch::jit::Graph> trace_graph(const std::shared_ptr<torch::jit:
     while (!copy->outputs().empty()) copy->eraseOutput(0);
     copy->registerOutput(copy->insertNode(copy->createTuple(outs))->output());
   }
-  torch::jit::GraphFunction fn("onnxport_trace", copy, nullptr);
   torch::jit::Stack traced_inputs(inputs.begin(), inputs.end());
   std::shared_ptr<torch::jit::tracer::TracingState> state;
   try {
@@ -160,7 +159,7 @@ std::shared_ptr<torch::jit::Graph> trace_graph(const std::shared_ptr<torch::jit:
           torch::jit::Stack stack;
           if (self) stack.push_back(*self);
           stack.insert(stack.end(), in.begin(), in.end());
-          fn.run(stack);
+          run_graph(copy, stack);
           return stack;
         },
         [](const at::Tensor&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false));

@@ -62,7 +62,11 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
   const bool params_as_inputs = !meta.export_params || meta.keep_initializers_as_inputs || m.ir_version() < 4;
   if (params_as_inputs)
     for (const auto& init : model.initializers) set_value_info(*g->add_input(), init.name, type_of_initializer(init));
-  for (const auto& out : model.outputs) set_value_info(*g->add_output(), out.name, out.type);
+  for (const auto& out : model.outputs) {
+    auto* vi = g->add_output();
+    set_value_info(*vi, out.name, out.type);
+    if (out.sequence) *vi->mutable_type() = sequence_type_proto(out.type);
+  }
   // Types of intermediate values (as torch.onnx writes them), for runtimes and viewers.
   std::unordered_set<std::string> io;
   for (const auto& in : model.inputs) io.insert(in.name);

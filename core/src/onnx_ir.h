@@ -37,7 +37,8 @@ struct Initializer {
 
 struct GraphIO {
   std::string name;
-  TensorType type;
+  TensorType type;        // a sequence output: the type of its elements
+  bool sequence = false;  // a list whose length is only known at run time
 };
 
 struct OnnxModel {

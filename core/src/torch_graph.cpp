@@ -1,6 +1,7 @@
 #include "torch_graph.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/runtime/interpreter.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
@@ -112,6 +113,13 @@ std::string source_of(const torch::jit::Node* node) {
   return file + ":" + std::to_string(std::get<1>(*flc));
 }
 
+void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack& stack) {
+  // The plain interpreter: a GraphFunction would go through the profiling executor, whose
+  // instrumentation of the graph takes time quadratic in its size (minutes at 50k nodes).
+  torch::jit::Code code(graph, "onnxport_run");
+  torch::jit::InterpreterState(code).run(stack);
+}
+
 std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
     const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
   // A copy of the graph that also returns every top-level tensor value, run once.
@@ -133,11 +141,10 @@ std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
   while (!recorder->outputs().empty()) recorder->eraseOutput(0);
   auto* tuple = recorder->insertNode(recorder->createTuple(all));
   recorder->registerOutput(tuple->output());
-  torch::jit::GraphFunction fn("onnxport_run_and_collect", recorder, nullptr);
   torch::jit::Stack stack(inputs.begin(), inputs.end());
   {
     torch::NoGradGuard no_grad;
-    fn.run(stack);
+    run_graph(recorder, stack);
   }
   std::vector<c10::IValue> outs;
   if (stack.size() == 1 && stack[0].isTuple()) {

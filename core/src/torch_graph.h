@@ -36,6 +36,8 @@ void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std
 
 // Run a graph once on example inputs and set concrete types on its top-level values.
 void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
+// Run a graph with TorchScript's plain interpreter (no profiling executor, no optimisation).
+void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack& stack);
 // Run a graph once and return every top-level tensor value it computed (graph inputs too).
 std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
     const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);

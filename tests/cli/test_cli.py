@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import unittest
+from typing import List
 
 import numpy as np
 import onnx
@@ -386,6 +387,34 @@ class CliTest(unittest.TestCase):
             ok, log = ort_matches(script_file, f"scripted_{name}")
             self.assertTrue(ok, log)
             self.assertNotIn("If", [n.op_type for n in onnx.load(script_file).graph.node])
+
+    def test_list_of_run_time_length_is_a_sequence_output(self):
+        # A scripted model returning a list built in a loop: the ONNX output is a sequence.
+        # onnxruntime-node cannot return sequences, so the test appends ConcatFromSequence to
+        # turn it into one tensor and compares that with torch.stack of the list.
+        class Rows(torch.nn.Module):
+            def forward(self, x):
+                out: List[torch.Tensor] = []
+                for i in range(x.size(0)):
+                    out.append(x[i] * float(i + 1))
+                return out
+
+        x = torch.randn(3, 4)
+        torch.jit.script(Rows()).save(path("rows.pt"))
+        out = path("rows.onnx")
+        run("export", path("rows.pt"), "-o", out, "--mode", "script", "--input", "x:3x4", "--dynamic-axes", "x:0=n")
+        model = onnx.load(out)
+        (seq,) = model.graph.output
+        self.assertEqual(seq.type.sequence_type.elem_type.tensor_type.elem_type, onnx.TensorProto.FLOAT)
+        model.graph.node.append(onnx.helper.make_node("ConcatFromSequence", [seq.name], ["stacked"], axis=0,
+                                                      new_axis=1))
+        model.graph.output.pop()
+        model.graph.output.append(onnx.helper.make_tensor_value_info("stacked", onnx.TensorProto.FLOAT, None))
+        onnx.save(model, path("rows_stacked.onnx"))
+        for k, rows in enumerate((torch.randn(3, 4), torch.randn(5, 4))):
+            save_npy_manifest(f"rows{k}", [rows], [torch.stack(Rows()(rows))])
+            ok, log = ort_matches(path("rows_stacked.onnx"), f"rows{k}")
+            self.assertTrue(ok, log)
 
     def test_torchvision_ops_load_without_load_op_library(self):
         # A scripted model calling torchvision::nms: torchvision's op library (python3-torchvision)
