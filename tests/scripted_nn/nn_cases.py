@@ -211,17 +211,20 @@ EXCEPTIONS = {
     "ParameterList": "a container of parameters without forward",
     "RNNBase": "abstract base of RNN/LSTM/GRU (tested through them)",
     "RNNCellBase": "abstract base of RNNCell/LSTMCell/GRUCell (tested through them)",
-    "DataParallel": "multi-GPU wrapper; torch.jit.script rejects it and there is no GPU",
-    "SyncBatchNorm": "needs a distributed process group; converts to BatchNorm (tested) for export",
+    "DataParallel": "multi-GPU wrapper; torch.jit.script rejects it (its forward takes *inputs, **kwargs)",
+    "SyncBatchNorm": "torch.jit.script rejects it without torch.distributed (unknown attribute on "
+                     "distributed_c10d.group); for export it converts to BatchNorm (tested)",
     "FractionalMaxPool2d": "draws random pooling regions on every call: no fixed output to compare",
     "FractionalMaxPool3d": "draws random pooling regions on every call: no fixed output to compare",
-    "AdaptiveLogSoftmaxWithLoss": "forward returns a NamedTuple, which torch.jit.script of this class rejects in 1.13",
-    "CTCLoss": "aten::ctc_loss has no ONNX counterpart (torch.onnx 1.13 has none either)",
+    "AdaptiveLogSoftmaxWithLoss": "torch.jit.script rejects it in 1.13 (unknown type annotation for its Linear head)",
+    "CTCLoss": "aten::ctc_loss has no ONNX counterpart (torch.onnx 1.13 has none either); the export reports it "
+               "as unmapped",
     "MaxUnpool1d": "torch.jit.script fails on it in torch 1.13 (isIntList() internal assert in its constructor's sizes)",
     "MaxUnpool2d": "torch.jit.script fails on it in torch 1.13 (isIntList() internal assert in its constructor's sizes)",
     "MaxUnpool3d": "torch.jit.script fails on it in torch 1.13 (isIntList() internal assert in its constructor's sizes)",
     "CrossMapLRN2d": "its forward calls a Python autograd Function, which torch.jit.script rejects",
-    "TripletMarginWithDistanceLoss": "takes a Python callable as distance function, which torch.jit.script rejects",
+    "TripletMarginWithDistanceLoss": "torch.jit.script rejects it in 1.13, with or without a distance function "
+                                     "(keyword-only arguments with defaults)",
     **{f"Lazy{base}": f"uninitialized parameters cannot be scripted; after the first call it is {base} (tested)"
        for base in ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
                     "ConvTranspose2d", "ConvTranspose3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
