@@ -8,9 +8,7 @@ namespace onnxport::creation {
 using namespace helpers;
 
 std::optional<size_t> arg_index(const TorchNode& n, const std::string& name, std::optional<size_t> positional) {
-  for (size_t i = 0; i < n.input_names.size(); ++i)
-    if (n.input_names[i] == name) return i;
-  if (!n.input_names.empty()) return std::nullopt;
+  if (!n.input_names.empty()) return n.input_index(name);
   return positional;
 }
 

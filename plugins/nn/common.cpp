@@ -3,6 +3,20 @@
 
 namespace onnxport::nn {
 
+std::string reduction_name(const Args& a, size_t i) {
+  const int64_t r = a.is_none(i) ? 1 : a.i(i);
+  if (r == 0) return "none";
+  if (r == 1) return "mean";
+  if (r == 2) return "sum";
+  a.fail(i, "reduction 0 (none), 1 (mean) or 2 (sum)");
+}
+
+Value* reduce_loss(Graph& g, Value* loss, const std::string& reduction) {
+  if (reduction == "mean") return helpers::reduce(g, "ReduceMean", loss, {}, false);
+  if (reduction == "sum") return helpers::reduce(g, "ReduceSum", loss, {}, false);
+  return loss;
+}
+
 std::vector<int64_t> per_dim(const Args& a, size_t i, size_t n, int64_t fallback) {
   if (a.is_none(i)) return std::vector<int64_t>(n, fallback);
   std::vector<int64_t> v = a.is(i);

@@ -11,20 +11,6 @@ namespace {
 
 using namespace helpers;
 
-std::string reduction_name(const Args& a, size_t i) {
-  const int64_t r = a.is_none(i) ? 1 : a.i(i);
-  if (r == 0) return "none";
-  if (r == 1) return "mean";
-  if (r == 2) return "sum";
-  a.fail(i, "reduction 0 (none), 1 (mean) or 2 (sum)");
-}
-
-Value* reduce_loss(Graph& g, Value* loss, const std::string& reduction) {
-  if (reduction == "mean") return reduce(g, "ReduceMean", loss, {}, false);
-  if (reduction == "sum") return reduce(g, "ReduceSum", loss, {}, false);
-  return loss;
-}
-
 Value* scalar(Graph& g, double v, const Value* like) { return scalar_like(g, v, like); }
 
 // a == b for float tensors: Equal takes floats only from opset 11.

@@ -9,20 +9,6 @@ namespace {
 
 using namespace helpers;
 
-std::string reduction_of(const Args& a, size_t i) {
-  const int64_t r = a.size() <= i || a.is_none(i) ? 1 : a.i(i);
-  if (r == 0) return "none";
-  if (r == 1) return "mean";
-  if (r == 2) return "sum";
-  a.fail(i, "reduction 0 (none), 1 (mean) or 2 (sum)");
-}
-
-Value* reduced(Graph& g, Value* loss, const std::string& reduction) {
-  if (reduction == "mean") return reduce(g, "ReduceMean", loss, {}, false);
-  if (reduction == "sum") return reduce(g, "ReduceSum", loss, {}, false);
-  return loss;
-}
-
 // 0, 1, ..., C-1 for the class dim of a (N, C) input, shaped [1, C].
 Value* class_indices(Graph& g, int64_t classes) {
   std::vector<int64_t> all(static_cast<size_t>(classes));
@@ -47,7 +33,7 @@ Value* per_sample_loss(Graph& g, const TorchNode& n, Value* x, Value* target, co
   }
   Value* loss = build(x, cast(g, target, DType::Int64), static_classes(n, x));
   if (unbatched && reduction == "none") loss = squeeze(g, loss, {0});
-  return reduced(g, loss, reduction);
+  return reduce_loss(g, loss, reduction);
 }
 
 // multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=mean):
@@ -58,7 +44,7 @@ Value* multi_margin(Graph& g, const TorchNode& n, const Args& a) {
   const double margin = a.size() > 3 && !a.is_none(3) ? a.f(3) : 1.0;
   Value* weight = a.size() > 4 ? a.optional_tensor(4) : nullptr;
   return per_sample_loss(
-      g, n, a.tensor(0), a.tensor(1), reduction_of(a, 5), 1, [&](Value* x, Value* target, int64_t classes) {
+      g, n, a.tensor(0), a.tensor(1), reduction_name(a, 5), 1, [&](Value* x, Value* target, int64_t classes) {
         Value* y = unsqueeze(g, target, {1});  // [N, 1]
         Value* x_y = g.op("GatherElements", {x, y}, {{"axis_i", 1}});
         Value* terms = g.op("Relu", {g.op("Add", {g.op("Sub", {scalar_like(g, margin, x), x_y}), x})});
@@ -75,7 +61,7 @@ Value* multi_margin(Graph& g, const TorchNode& n, const Args& a) {
 // before its first -1) and the other classes k: sum of max(0, 1 - (x_j - x_k)), divided by C.
 Value* multilabel_margin(Graph& g, const TorchNode& n, const Args& a) {
   return per_sample_loss(
-      g, n, a.tensor(0), a.tensor(1), reduction_of(a, 2), 2, [&](Value* x, Value* target, int64_t classes) {
+      g, n, a.tensor(0), a.tensor(1), reduction_name(a, 2), 2, [&](Value* x, Value* target, int64_t classes) {
         Value* ended = cast(g, g.op("Equal", {target, g.constant_int(-1)}), DType::Int64);
         Value* listed = g.op("Equal", {g.op("CumSum", {ended, g.constant_int(1)}), g.constant_int(0)});  // [N, T]
         Value* safe = g.op("Where", {listed, target, g.constant_int(0)});

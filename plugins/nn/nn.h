@@ -26,6 +26,11 @@ void add_attention(Registrar& r);      // _native_multi_head_attention, _transfo
 
 // Shared by the files above (common.cpp).
 
+// A loss's reduction argument (PyTorch's enum: 0 none, 1 mean, 2 sum; None or absent: mean) as
+// its name, and the loss reduced that way.
+std::string reduction_name(const Args& a, size_t i);
+Value* reduce_loss(Graph& g, Value* loss, const std::string& reduction);
+
 // A per-spatial-dim int list argument: a single value is repeated n times (the int[2] schema
 // accepts `1` for `[1, 1]`); an absent/None argument gives `fallback` repeated.
 std::vector<int64_t> per_dim(const Args& a, size_t i, size_t n, int64_t fallback);

@@ -1,7 +1,6 @@
 // aten::stft as ONNX STFT (opset 17). PyTorch's real-valued result (return_complex=False) is
 // [batch, bins, frames, 2], ONNX's [batch, frames, bins, 2]. A complex result has no ONNX type.
 #include <cmath>
-#include <optional>
 
 #include "nn.h"
 #include "onnxport/helpers.h"
@@ -10,12 +9,6 @@ namespace onnxport::nn {
 namespace {
 
 using namespace helpers;
-
-std::optional<size_t> named(const TorchNode& n, const std::string& name) {
-  for (size_t i = 0; i < n.input_names.size(); ++i)
-    if (n.input_names[i] == name) return i;
-  return std::nullopt;
-}
 
 // The window as STFT wants it: n_fft long; a shorter one (or the rectangular default of
 // win_length ones) is centred with zeros on both sides, as torch.stft does.
@@ -32,7 +25,7 @@ Value* full_window(Graph& g, const TorchNode& n, Value* window, int64_t n_fft, i
 
 // stft(self, n_fft, hop_length, win_length, window, [center, pad_mode,] normalized, onesided, return_complex)
 Value* stft(Graph& g, const TorchNode& n, const Args& a) {
-  const size_t k = named(n, "center") ? 2 : 0;  // the .center overload has two more arguments
+  const size_t k = n.input_index("center") ? 2 : 0;  // the .center overload has two more arguments
   const int64_t n_fft = a.i(1);
   const int64_t hop = a.is_none(2) ? n_fft / 4 : a.i(2);
   const int64_t win_length = a.is_none(3) ? n_fft : a.i(3);

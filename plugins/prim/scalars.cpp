@@ -29,18 +29,11 @@ Value* size_of(Graph& g, const TorchNode&, const Args& a) {
 
 Value* dim_of(Graph& g, const TorchNode& n, const Args& a) { return g.constant_int(rank_of(a.tensor(0), n.kind)); }
 
-// The index of the schema argument called `name`, if the node's schema names its inputs.
-std::optional<size_t> arg_index(const TorchNode& n, const std::string& name) {
-  for (size_t i = 0; i < n.input_names.size(); ++i)
-    if (n.input_names[i] == name) return i;
-  return std::nullopt;
-}
-
 // aten::to has seven overloads; the dtype is the argument named "dtype", or the dtype of "other".
 Value* to(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
-  std::optional<size_t> dtype_arg = arg_index(n, "dtype");
-  std::optional<size_t> other_arg = arg_index(n, "other");
+  std::optional<size_t> dtype_arg = n.input_index("dtype");
+  std::optional<size_t> other_arg = n.input_index("other");
   if (!dtype_arg && !other_arg && n.input_names.empty()) {
     // No schema names: tell the overloads apart by arity (see aten::to's schemas).
     if (a.size() > 1 && a.at(1)->is_tensor() && !a.at(1)->is_constant())

@@ -2,6 +2,7 @@
 // Read-only view of the TorchScript node a symbolic is converting.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct TorchNode {
   std::map<std::string, int64_t> int_attributes;
 
   size_t num_outputs() const { return output_types.size(); }
+  // The index of the schema argument called `name`, when the schema names it.
+  std::optional<size_t> input_index(const std::string& name) const {
+    for (size_t i = 0; i < input_names.size(); ++i)
+      if (input_names[i] == name) return i;
+    return std::nullopt;
+  }
 };
 
 }  // namespace onnxport
