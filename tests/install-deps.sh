@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs everything onnxport needs on a fresh Debian bookworm machine (run as root).
 # Build: libtorch, libonnx, protobuf, Boost, nlohmann-json, CLI11, doctest, ninja, ccache.
+# Run: an optimized BLAS (OpenBLAS). Debian's libtorch multiplies matrices through the system's
+# libblas.so.3, which without it is the reference BLAS: an export's one forward pass (type
+# recording) takes 0.6 s instead of 0.05 s on ResNet-50.
 # Tests: Python torch/torchvision/onnx (fixtures only, never the product), Node's onnxruntime-node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
   cmake g++ ninja-build ccache pkg-config
-  libtorch-dev libonnx-dev libprotobuf-dev protobuf-compiler
+  libtorch-dev libonnx-dev libprotobuf-dev protobuf-compiler libopenblas0-pthread
   libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
   python3-torch python3-torchvision python3-onnx python3-numpy
 )

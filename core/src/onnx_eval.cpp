@@ -174,15 +174,11 @@ const std::unordered_map<std::string, Folder>& folders() {
 }  // namespace
 
 at::Tensor to_aten(const Tensor& t) {
-  // Borrowed view: the model keeps the Tensor alive for the duration of the pass.
-  return at::from_blob(const_cast<void*>(t.data()), t.shape(), at::TensorOptions().dtype(scalar_type_of(t.dtype())));
-}
-
-Tensor owned_tensor(const at::Tensor& t) {
-  at::Tensor c = t.contiguous();
-  std::vector<uint8_t> bytes(c.nbytes());
-  if (!bytes.empty()) std::memcpy(bytes.data(), c.data_ptr(), bytes.size());
-  return Tensor(dtype_of(c.scalar_type()), c.sizes().vec(), std::move(bytes));
+  // The view shares the tensor's bytes and keeps them alive for as long as it (or any view or
+  // result aliasing it) lives, so evaluator results can be kept without copying.
+  auto source = std::make_shared<Tensor>(t);
+  return at::from_blob(const_cast<void*>(t.data()), t.shape(), [source](void*) {},
+                       at::TensorOptions().dtype(scalar_type_of(t.dtype())));
 }
 
 bool has_evaluator(const onnx::NodeProto& node) { return node.domain().empty() && folders().count(node.op_type()) > 0; }
@@ -213,7 +209,7 @@ std::optional<Tensor> evaluate_constant_node(const onnx::NodeProto& node, const 
   if (node.output_size() > 1) return std::nullopt;
   std::vector<at::Tensor> in;
   for (const auto& t : inputs) in.push_back(to_aten(t));
-  if (auto r = evaluate_node(node, in, opset)) return owned_tensor(*r);
+  if (auto r = evaluate_node(node, in, opset)) return borrow_tensor(*r);
   return std::nullopt;
 }
 

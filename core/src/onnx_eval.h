@@ -19,8 +19,8 @@ std::optional<at::Tensor> evaluate_node(const onnx::NodeProto& node, const std::
 // The same on SDK tensors, for the graph builder (nullopt for nodes with several outputs).
 std::optional<Tensor> evaluate_constant_node(const onnx::NodeProto& node, const std::vector<Tensor>& inputs, int opset);
 
-// A borrowed ATen view of a tensor (the caller keeps `t` alive), and an owning copy back.
+// An ATen view of a tensor's bytes that keeps them alive (no copy). The way back is
+// borrow_tensor (torch_graph.h), which wraps an ATen tensor without copying it either.
 at::Tensor to_aten(const Tensor& t);
-Tensor owned_tensor(const at::Tensor& t);
 
 }  // namespace onnxport::core

@@ -3,6 +3,7 @@
 
 #include "onnx_eval.h"
 #include "passes.h"
+#include "torch_graph.h"
 
 namespace onnxport::core {
 
@@ -53,6 +54,18 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
   ConstantValues consts;
   if (parameters_are_constant)
     for (const auto& init : model.initializers) consts[init.name] = to_aten(init.tensor);
+  // Readers left per value (graph outputs count as one). An initializer whose last reader is
+  // folded is dropped at once, so a folded copy (a transposed weight) and all the originals are
+  // never in memory together.
+  std::unordered_map<std::string, int> readers;
+  for (const auto& out : model.outputs) ++readers[out.name];
+  for (const auto& node : model.nodes) {
+    for (const auto& name : node.proto.input()) ++readers[name];
+    for (const auto& name : captured_names(node.proto)) ++readers[name];
+  }
+  std::unordered_set<std::string> released;
+  std::unordered_map<std::string, size_t> initializer_at;
+  for (size_t i = 0; i < model.initializers.size(); ++i) initializer_at.emplace(model.initializers[i].name, i);
   std::unordered_set<std::string> graph_outputs;
   for (const auto& out : model.outputs) graph_outputs.insert(out.name);
 
@@ -61,9 +74,10 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
   kept.reserve(model.nodes.size());
   for (auto& node : model.nodes) {
     const auto& p = node.proto;
-    if (is_constant_node(p)) consts[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t())).clone();
+    if (is_constant_node(p)) consts[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t()));
     std::optional<at::Tensor> result;
-    if (!is_constant_node(p) && has_evaluator(p) && p.output_size() == 1 && !graph_outputs.count(p.output(0)))
+    if (!is_constant_node(p) && has_evaluator(p) && p.output_size() == 1 && readers[p.output(0)] > 0 &&
+        !graph_outputs.count(p.output(0)))
       if (auto inputs = constant_inputs(p, consts, model)) result = evaluate_node(p, *inputs, opset);
     if (!result) {
       kept.push_back(std::move(node));
@@ -72,13 +86,23 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
     // The folded value becomes an initializer (what ORT expects for shape inputs, too); Constant
     // nodes left without readers disappear in dead-code elimination.
     const std::string& out = p.output(0);
-    folded.push_back(Initializer{out, owned_tensor(*result)});
+    folded.push_back(Initializer{out, borrow_tensor(*result)});
     consts[out] = to_aten(folded.back().tensor);
     model.value_types[out] = to_type_proto(static_type_of(folded.back().tensor));
     ++stats.folded_nodes;
+    for (const auto& name : p.input()) {
+      if (name.empty() || --readers[name] > 0 || !consts.erase(name)) continue;
+      released.insert(name);
+      if (auto init = initializer_at.find(name); init != initializer_at.end())
+        model.initializers[init->second].tensor = Tensor();  // its bytes go now, not after the pass
+    }
   }
   model.nodes = std::move(kept);
-  for (auto& f : folded) model.initializers.push_back(std::move(f));
+  std::vector<Initializer> live;
+  for (auto* list : {&model.initializers, &folded})
+    for (auto& init : *list)
+      if (!released.count(init.name)) live.push_back(std::move(init));
+  model.initializers = std::move(live);
   return stats;
 }
 

@@ -3,6 +3,7 @@
 
 #include "onnx_eval.h"
 #include "passes.h"
+#include "torch_graph.h"
 
 namespace onnxport::core {
 
@@ -82,7 +83,7 @@ std::pair<Tensor, Tensor> fused_weight_and_bias(const ConvBn& pair) {
   at::Tensor new_w = (w * k.reshape(per_channel)).to(w.scalar_type());
   at::Tensor old_b = pair.bias ? to_aten(pair.bias->tensor) : at::zeros_like(k);
   at::Tensor new_b = ((old_b - to_aten(pair.mean->tensor)) * k + to_aten(pair.shift->tensor)).to(w.scalar_type());
-  return {owned_tensor(new_w), owned_tensor(new_b)};
+  return {borrow_tensor(new_w), borrow_tensor(new_b)};
 }
 
 // A Conv without bias gets one named after its weight ("conv.weight" -> "conv.bias") when free.

@@ -3,6 +3,7 @@
 #include "doctest_torch.h"  // before any libtorch header
 
 #include "onnx_eval.h"
+#include "torch_graph.h"
 #include "support.h"
 
 using namespace onnxport;
@@ -204,13 +205,27 @@ TEST_CASE("evaluate_constant_node computes on SDK tensors and declines nodes wit
   CHECK_FALSE(evaluate_constant_node(node_proto("Relu", {"a"}, {"y"}), {a}, 17));
 }
 
-TEST_CASE("to_aten views an SDK tensor and owned_tensor copies an ATen tensor back") {
-  Tensor t = float_tensor({2, 2}, {1.0f, 2.0f, 3.0f, 4.0f});
-  at::Tensor view = to_aten(t);
+TEST_CASE("to_aten views an SDK tensor, keeping it alive; borrow_tensor wraps a result without copying") {
+  at::Tensor view;
+  const void* bytes = nullptr;
+  {
+    Tensor t = float_tensor({2, 2}, {1.0f, 2.0f, 3.0f, 4.0f});
+    bytes = t.data();
+    view = to_aten(t);
+    CHECK(view.data_ptr() == t.data());
+  }  // the view still owns the bytes
   CHECK(sizes_of(view) == std::vector<int64_t>{2, 2});
-  CHECK(view.data_ptr() == t.data());
-  Tensor back = owned_tensor(view.t());  // non-contiguous: copied in logical order
+  CHECK(view.data_ptr() == bytes);
+  CHECK(view[1][0].item<float>() == 3.0f);
+
+  Tensor back = borrow_tensor(view.t());  // non-contiguous: made contiguous in logical order
   CHECK(back.shape() == std::vector<int64_t>{2, 2});
   CHECK(back.as_doubles() == std::vector<double>{1.0, 3.0, 2.0, 4.0});
-  CHECK(back.data() != t.data());
+  CHECK(back.data() != bytes);
+
+  at::Tensor sum = view + 1;
+  Tensor wrapped = borrow_tensor(sum);  // contiguous: the same bytes, kept alive by the wrapper
+  CHECK(wrapped.data() == sum.data_ptr());
+  sum = at::Tensor();
+  CHECK(wrapped.as_doubles() == std::vector<double>{2.0, 3.0, 4.0, 5.0});
 }
