@@ -1,4 +1,5 @@
 // onnxport export: its flags come from the option table; the core merges them with --config.
+#include <filesystem>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "onnxport/errors.h"
 #include "onnxport/export.h"
 #include "onnxport/registry/loader.h"
 
@@ -173,11 +175,22 @@ int run_export(const ExportArgs& args, bool print_config) {
     std::cout << export_options_json(options) << "\n";
     return 0;
   }
+  std::error_code ec;
+  if (!args.config.empty() && std::filesystem::equivalent(args.config, args.output, ec))
+    throw onnxport::ConfigError("the output '" + args.output + "' is the same file as the config file '" + args.config + "' (writing would destroy it)",
+                      onnxport::ErrorContext::with_hint("give another output file name"));
   for (const auto& library : args.op_libraries) load_op_library(library);
   Exporter exporter(options.plugin_dirs);
-  for (const auto& pack : exporter.loader().packs())
-    if (pack.state == PackStatus::State::Failed)
-      std::cerr << "onnxport: warning: op pack skipped: " << pack.error << "\n";
+  for (const auto& pack : exporter.loader().packs()) {
+    if (pack.state != PackStatus::State::Failed) continue;
+    // A pack in a directory the user named is one they asked for: failing to load it fails the
+    // export. Packs found through ONNXPORT_PLUGIN_PATH are skipped with a warning.
+    const std::filesystem::path dir = std::filesystem::path(pack.file).parent_path();
+    for (const auto& named : options.plugin_dirs)
+      if (std::filesystem::equivalent(dir, named, ec))
+        throw onnxport::PackLoadError(pack.error, onnxport::ErrorContext::with_hint("fix or remove the file, or drop --plugin-dir " + named));
+    std::cerr << "onnxport: warning: op pack skipped: " << pack.error << "\n";
+  }
   ProgressLine progress;
   if (isatty(STDERR_FILENO)) exporter.set_progress_callback([&progress](const ExportProgress& p) { progress.show(p); });
   const ExportReport report = exporter.export_file(args.model, args.output, options);

@@ -1,7 +1,9 @@
 // onnxport: the command-line front end of the C++ API. Each sub-command lives in its own
 // *_command.cpp; main only parses and turns errors into exit codes: 1 for an onnxport error
 // (bad options, a model it cannot export), 2 for anything unexpected.
+#include <csignal>
 #include <iostream>
+#include <string>
 
 #include "commands.h"
 #include "onnxport/errors.h"
@@ -15,7 +17,10 @@ int run_reporting_errors(const onnxport::cli::Command& command) {
     std::cerr << "onnxport: " << e.kind() << ": " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "onnxport: internal error: " << e.what() << "\n";
+    // libtorch's messages run over many lines (backtraces); the first says what happened.
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    std::cerr << "onnxport: internal error: " << what << " — this is an onnxport bug; please report it\n";
     return 2;
   }
 }
@@ -24,6 +29,9 @@ int run_reporting_errors(const onnxport::cli::Command& command) {
 
 int main(int argc, char** argv) {
   using namespace onnxport::cli;
+  // Past a file size limit (ulimit -f) a write then fails with EFBIG, reported like a full
+  // disk, instead of the signal killing the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"onnxport " ONNXPORT_VERSION ": export TorchScript models to ONNX, no Python needed"};
   app.require_subcommand(1);
   const std::vector<Command> commands = {add_export_command(app),  add_ops_command(app),   add_plugins_command(app),

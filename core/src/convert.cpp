@@ -152,6 +152,38 @@ void apply_dynamic_axes(TensorType& type, const std::string& name, const ExportO
     if (axis >= 0 && axis < static_cast<int64_t>(type.shape->size())) (*type.shape)[axis] = Dim::named(dim_name);
 }
 
+std::string joined_names(const std::vector<GraphIO>& values) {
+  std::string out;
+  for (const auto& v : values) out += (out.empty() ? "" : ", ") + v.name;
+  return out.empty() ? "none" : out;
+}
+
+// Every name --dynamic-axes gives must be a graph input or output, and every axis must be one
+// of its dims: otherwise the model would be written without the dynamic axis asked for.
+void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o) {
+  for (const auto& [name, axes] : o.dynamic_axes) {
+    const GraphIO* value = nullptr;
+    for (const auto* list : {&model.inputs, &model.outputs})
+      for (const auto& io : *list)
+        if (io.name == name) value = &io;
+    if (!value)
+      throw ConfigError("--dynamic-axes (config: dynamic_axes) names '" + name +
+                            "', which is not an input or output of the model (inputs: " +
+                            joined_names(model.inputs) + "; outputs: " + joined_names(model.outputs) + ")",
+                        ErrorContext::with_hint("use a graph input or output name; --input NAME:... and "
+                                                "--input-names/--output-names set them"));
+    if (!value->type.shape) continue;
+    const int64_t rank = static_cast<int64_t>(value->type.shape->size());
+    for (const auto& axis : axes)
+      if (axis.first < 0 || axis.first >= rank)
+        throw ConfigError("--dynamic-axes (config: dynamic_axes) " + name + ":" + std::to_string(axis.first) + ": '" +
+                              name + "' has rank " +
+                              std::to_string(rank) + ", so its axes are 0.." + std::to_string(rank - 1),
+                          ErrorContext::with_hint("give an axis below the rank (the shape is " +
+                                                  value->type.str() + ")"));
+  }
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, int>>& core_builtin_ops() {
@@ -207,6 +239,9 @@ ConvertStats Converter::run() {
       throw ConfigError("graph input " + std::to_string(k) + " ('" + in->debugName() + "') has no example tensor");
     env_[in] = builder_.add_input(name, input_type(prepared_.example_tensors[k], name, o));
   }
+  if (o.input_names.size() > graph.inputs().size() - first_input)
+    throw ConfigError(std::to_string(o.input_names.size()) + " input names given (--input-names), the model has " +
+                      std::to_string(graph.inputs().size() - first_input) + " inputs");
   convert_block(graph.block());
 
   // Graph outputs, flattened (a list output contributes its elements).
@@ -239,6 +274,7 @@ ConvertStats Converter::run() {
   if (o.output_names.size() > flat.size())
     throw ConfigError(std::to_string(o.output_names.size()) + " output names given, the model has " +
                       std::to_string(flat.size()) + " outputs");
+  check_dynamic_axes(model_, o);
   return stats_;
 }
 

@@ -1,6 +1,11 @@
 #include "onnxport/export.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "custom_schemas.h"
 #include "onnxport/errors.h"
@@ -20,8 +25,26 @@ void load_op_library(const std::string& path) {
   }
 }
 
+namespace {
+
+// A pack directory the caller names must exist and be readable: a typo would otherwise leave
+// the vendor's ops unregistered and the export failing far from the cause (or not at all).
+void check_plugin_dir(const std::string& dir) {
+  struct stat st {};
+  const auto fail = [&](const std::string& what) {
+    throw ConfigError("--plugin-dir '" + dir + "' " + what,
+                      ErrorContext::with_hint("give a directory that holds op pack libraries (*.so)"));
+  };
+  if (::stat(dir.c_str(), &st) != 0) fail(std::string("cannot be used: ") + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) fail("is not a directory");
+  if (::access(dir.c_str(), R_OK | X_OK) != 0) fail(std::string("cannot be read: ") + std::strerror(errno));
+}
+
+}  // namespace
+
 Exporter::Exporter(const std::vector<std::string>& plugin_dirs, bool load_builtin)
     : registry_(std::make_unique<Registry>()), loader_(std::make_unique<PackLoader>(*registry_)) {
+  for (const auto& dir : plugin_dirs) check_plugin_dir(dir);
   if (load_builtin) loader_->load_dir(builtin_pack_dir());
   for (const auto& dir : env_pack_dirs()) loader_->load_dir(dir);
   for (const auto& dir : plugin_dirs) loader_->load_dir(dir);

@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "input_file.h"
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
 
@@ -66,6 +67,7 @@ torch::jit::Module load_torchscript(const std::string& path) {
 
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
                             std::vector<torch::jit::IValue> inputs) {
+  require_regular_file(path, "the model", "give the path of a TorchScript file saved with torch.jit.save");
   LoadedModel loaded;
   try {
     loaded.module = load_torchscript(path);

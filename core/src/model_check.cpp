@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "onnx_io.h"
+#include "input_file.h"
 #include "onnxport/errors.h"
 
 // libonnx exports the checker entry that takes a context (which carries the directory external
@@ -18,6 +19,7 @@ void check_model(const ModelProto& model, CheckerContext& ctx);
 namespace onnxport::core {
 
 onnx::ModelProto read_model_file(const std::string& path) {
+  require_regular_file(path, "the ONNX file", "give the path of an .onnx file", /*allow_empty=*/false);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ExportError("cannot open '" + path + "'");
   google::protobuf::io::IstreamInputStream raw(&in);

@@ -1,14 +1,14 @@
 // The write stage: the ModelProto without parameter bytes, then the initializers streamed
-// from the borrowed tensors, to a temporary file renamed into place.
+// from the borrowed tensors, to files that appear complete or not at all (output_file.h).
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <unordered_set>
 
 #include "onnx_io.h"
+#include "output_file.h"
 #include "onnxport/errors.h"
 
 namespace onnxport::core {
@@ -88,44 +88,6 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
 
 namespace {
 
-// A file written under a temporary name beside its destination and renamed into place by
-// commit(); removed if it is never committed (any failure), so no partial file is left.
-class TempFile {
- public:
-  explicit TempFile(std::string final_path)
-      : final_(std::move(final_path)), tmp_(final_ + ".tmp-" + std::to_string(::getpid())) {
-    stream_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!stream_)
-      throw ExportError("cannot write '" + tmp_ + "'",
-                        ErrorContext::with_hint("check the output directory exists and is writable"));
-  }
-  ~TempFile() {
-    if (!committed_) {
-      stream_.close();
-      std::remove(tmp_.c_str());
-    }
-  }
-  std::ofstream& stream() { return stream_; }
-  // Flushes and closes; throws if anything failed to reach the disk.
-  void finish() {
-    stream_.flush();
-    const bool ok = static_cast<bool>(stream_);
-    stream_.close();
-    if (!ok || stream_.fail())
-      throw ExportError("writing '" + tmp_ + "' failed", ErrorContext::with_hint("is the disk full?"));
-  }
-  void commit() {
-    if (std::rename(tmp_.c_str(), final_.c_str()) != 0)
-      throw ExportError("cannot rename '" + tmp_ + "' to '" + final_ + "'");
-    committed_ = true;
-  }
-
- private:
-  std::string final_, tmp_;
-  std::ofstream stream_;
-  bool committed_ = false;
-};
-
 // Writes tensor bytes in chunks (CodedOutputStream::WriteRaw takes an int), reporting progress.
 class PayloadWriter {
  public:
@@ -158,7 +120,7 @@ size_t total_payload(const OnnxModel& model, const ModelMeta& meta) {
 // Inline: the graph's initializer entries (field 5) are header fields + raw_data (field 9)
 // streamed from the tensors, never copied into a protobuf.
 // Returns where each raw_data payload landed in the file.
-ExternalDataLayout write_inline(const OnnxModel& model, const ModelMeta& meta, TempFile& file,
+ExternalDataLayout write_inline(const OnnxModel& model, const ModelMeta& meta, OutputFile& file,
                                 const std::string& file_name, const WriteProgress& progress) {
   using google::protobuf::io::CodedOutputStream;
   using WireFormat = google::protobuf::internal::WireFormatLite;
@@ -183,7 +145,8 @@ ExternalDataLayout write_inline(const OnnxModel& model, const ModelMeta& meta, T
       entries.push_back(std::move(e));
     }
   }
-  google::protobuf::io::OstreamOutputStream raw(&file.stream());
+  // Large blocks: the default 8 KiB would cost a write call and a buffer copy per 8 KiB of weights.
+  google::protobuf::io::OstreamOutputStream raw(&file.stream(), 4 << 20);
   CodedOutputStream out(&raw);
   m.SerializeToCodedStream(&out);
   out.WriteTag(WireFormat::MakeTag(7, WireFormat::WIRETYPE_LENGTH_DELIMITED));
@@ -206,16 +169,6 @@ ExternalDataLayout write_inline(const OnnxModel& model, const ModelMeta& meta, T
   if (out.HadError()) throw ExportError("writing the model failed", ErrorContext::with_hint("is the disk full?"));
   where.total_bytes = static_cast<size_t>(out.ByteCount());
   return where;
-}
-
-std::string directory_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-}
-
-std::string file_name_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 }  // namespace
@@ -269,10 +222,10 @@ WriteResult write_model(const OnnxModel& model, const ModelMeta& meta, const std
   WriteResult result;
   result.model_path = path;
   if (meta.external_data_file.empty() || !meta.export_params) {
-    TempFile file(path);
+    OutputFile file(path);
     result.payload = write_inline(model, meta, file, file_name_of(path), progress);
     file.finish();
-    file.commit();
+    OutputFile::commit_all({&file});
     return result;
   }
   // External data: every initializer's bytes go to one file beside the model, at the offsets
@@ -283,7 +236,7 @@ WriteResult write_model(const OnnxModel& model, const ModelMeta& meta, const std
   if (result.data_path == path)
     throw ConfigError("the external data file '" + meta.external_data_file + "' would overwrite the model",
                       ErrorContext::with_hint("give the data file another name"));
-  TempFile data(result.data_path);
+  OutputFile data(result.data_path);
   {
     PayloadWriter payload(layout.total_bytes, progress);
     static const char zeros[kExternalLargeAlignment] = {};
@@ -300,12 +253,11 @@ WriteResult write_model(const OnnxModel& model, const ModelMeta& meta, const std
   data.finish();
   onnx::ModelProto proto = build_model_proto(model, meta, true);
   place_initializer_data(proto, layout, model);
-  TempFile file(path);
+  OutputFile file(path);
   if (!proto.SerializeToOstream(&file.stream()))
     throw ExportError("writing the model failed", ErrorContext::with_hint("is the disk full?"));
   file.finish();
-  data.commit();
-  file.commit();
+  OutputFile::commit_all({&data, &file});
   return result;
 }
 

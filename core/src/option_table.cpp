@@ -8,10 +8,12 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <type_traits>
 
+#include "input_file.h"
 #include "onnxport/errors.h"
 
 namespace onnxport {
@@ -109,7 +111,11 @@ void add_dynamic_axes(const std::string& text, DynamicAxes& axes) {
     throw config_error("--dynamic-axes '" + text + "': expected NAME:AXIS=DIM_NAME[,AXIS=DIM_NAME]",
                        "e.g. --dynamic-axes input0:0=batch");
   const std::string name = text.substr(0, colon);
-  for (const auto& item : split_commas(text.substr(colon + 1))) {
+  const auto items = split_commas(text.substr(colon + 1));
+  if (items.empty() || std::any_of(items.begin(), items.end(), [](const std::string& i) { return i.empty(); }))
+    throw config_error("--dynamic-axes '" + text + "': expected NAME:AXIS=DIM_NAME[,AXIS=DIM_NAME]",
+                       "e.g. --dynamic-axes input0:0=batch");
+  for (const auto& item : items) {
     const auto eq = item.find('=');
     const std::string axis_text = item.substr(0, eq);
     int64_t axis = 0;
@@ -119,6 +125,10 @@ void add_dynamic_axes(const std::string& text, DynamicAxes& axes) {
       throw config_error("--dynamic-axes '" + text + "': bad axis '" + item + "'",
                          "write each axis as AXIS=DIM_NAME, e.g. 0=batch");
     }
+    if (axes[name].count(axis))
+      throw config_error("--dynamic-axes '" + text + "': axis " + std::to_string(axis) + " of '" + name +
+                             "' is given twice",
+                         "name each axis once");
     axes[name][axis] = eq == std::string::npos ? generated_axis_name(name, axis) : item.substr(eq + 1);
   }
 }
@@ -132,6 +142,9 @@ DynamicAxes dynamic_axes_from_json(const Json& j, const std::string& expected) {
     if (axes.is_array()) {
       for (const auto& axis : axes) {
         const auto a = integer_from_json<int64_t>(axis, expected);
+        if (named.count(a))
+          throw config_error("dynamic_axes: axis " + std::to_string(a) + " of '" + name + "' is given twice",
+                             "name each axis once");
         named[a] = generated_axis_name(name, a);
       }
     } else if (axes.is_object()) {
@@ -404,14 +417,28 @@ std::string key_hint(const std::string& key) {
 }
 
 Json read_json_object(const std::string& path) {
+  core::require_regular_file(path, "the config file", "give --config the path of a JSON file");
   std::ifstream in(path);
   if (!in) throw config_error("cannot open config file '" + path + "'", "check the path given to --config");
   Json j;
+  // nlohmann keeps the last of two equal keys silently: a config saying two things is refused.
+  std::vector<std::set<std::string>> keys;  // per open object
+  std::string repeated;
+  auto track_keys = [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) keys.emplace_back();
+    if (event == Json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == Json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+        repeated.empty())
+      repeated = parsed.get<std::string>();
+    return true;
+  };
   try {
-    j = Json::parse(in);
+    j = Json::parse(in, track_keys);
   } catch (const Json::exception& e) {
     throw config_error("config file '" + path + "' is not valid JSON: " + e.what(), "fix the JSON syntax");
   }
+  if (!repeated.empty())
+    throw config_error("config file '" + path + "': key '" + repeated + "' appears twice", "keep one of them");
   if (!j.is_object())
     throw config_error("config file '" + path + "' must hold a JSON object", R"(e.g. {"opset_version": 13})");
   return j;

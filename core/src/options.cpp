@@ -123,6 +123,16 @@ void ExportOptions::validate() const {
   if (opset_version < kMinOpset || opset_version > kMaxOpset)
     throw config_error("opset_version " + std::to_string(opset_version) + " is out of range",
                        "onnxport exports opsets " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
+  std::set<std::string> given;
+  for (const auto& spec : inputs)
+    if (!spec.name.empty() && !given.insert(spec.name).second)
+      throw config_error("--input: name '" + spec.name + "' is given twice", "give each example input its own name");
+  for (const auto* list : {&input_names, &output_names})
+    for (size_t i = 0; i < list->size(); ++i)
+      if ((*list)[i].empty())
+        throw config_error(std::string(list == &input_names ? "--input-names" : "--output-names") + ": name " +
+                               std::to_string(i + 1) + " is empty",
+                           "give every graph input/output a name, e.g. --input-names image,mask");
   std::set<std::string> names;
   for (const auto& n : input_names)
     if (!names.insert(n).second)
@@ -131,6 +141,16 @@ void ExportOptions::validate() const {
     if (!names.insert(n).second)
       throw config_error("name '" + n + "' is used for two graph inputs/outputs",
                          "give each graph input and output its own name");
+  if (!inputs.empty() && input_names.size() > inputs.size())
+    throw config_error(std::to_string(input_names.size()) + " input names given (--input-names), but " +
+                           std::to_string(inputs.size()) + " inputs (--input)",
+                       "give one name per input");
+  // --input NAME:... already names each graph input; a different name for it is a contradiction.
+  for (size_t i = 0; i < input_names.size() && i < inputs.size(); ++i)
+    if (!inputs[i].name.empty() && inputs[i].name != input_names[i])
+      throw config_error("input " + std::to_string(i) + " is named '" + inputs[i].name + "' by --input and '" +
+                             input_names[i] + "' by --input-names",
+                         "name it in one place (--input NAME:... names the graph input)");
   for (const auto& [domain, version] : custom_opsets)
     if (version < 1)
       throw config_error("custom opset " + domain + "=" + std::to_string(version) + " must be >= 1",

@@ -3,10 +3,13 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <memory>
 
 #include "convert.h"
 #include "onnx_io.h"
 #include "onnxport/errors.h"
+#include "input_file.h"
+#include "output_file.h"
 #include "passes.h"
 #include "prepare.h"
 #include "prove_dynamic_axes.h"
@@ -81,22 +84,30 @@ auto Pipeline::timed(const char* name, Stage&& stage) -> decltype(stage()) {
 
 ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
   options_.validate();
+  check_output_paths();
   report_ = ExportReport{};
   report_.output_path = output_path_;
   onnx::ModelProto structure;
   try {
     {
       LoadedModel loaded = timed("load", load);
-      const PreparedGraph prepared = timed("prepare", [&] { return prepare_model(std::move(loaded), options_); });
+      auto prepared = std::make_unique<const PreparedGraph>(
+          timed("prepare", [&] { return prepare_model(std::move(loaded), options_); }));
       const Resolution resolution =
-          timed("resolve", [&] { return resolve_ops(*prepared.graph, registry_, options_, model_file_); });
+          timed("resolve", [&] { return resolve_ops(*prepared->graph, registry_, options_, model_file_); });
       const ConvertContext ctx{resolution, options_, model_file_,
-                               graph_input_names(options_, prepared.graph->inputs().size())};
+                               graph_input_names(options_, prepared->graph->inputs().size())};
       OnnxModel model;
-      const ConvertStats converted = timed("convert", [&] { return convert_to_onnx(prepared, ctx, model); });
+      const ConvertStats converted = timed("convert", [&] { return convert_to_onnx(*prepared, ctx, model); });
       report_.dynamic_checks = timed("prove dynamic axes", [&] {
-        return prove_dynamic_axes(prepared, ctx.input_names, converted.value_names, model, options_, model_file_);
+        return prove_dynamic_axes(*prepared, ctx.input_names, converted.value_names, model, options_, model_file_);
       });
+      report_.mode = prepared->scripted ? "script" : "trace";
+      report_.mode_reason = prepared->mode_reason;
+      report_.warnings = prepared->warnings;
+      // From here the ONNX model alone holds the parameters, so a folded copy (a transposed
+      // weight) replaces its original instead of sitting beside it.
+      prepared.reset();
       timed("onnx passes", [&] { run_onnx_passes(model, options_); });
       const ModelMeta meta = model_meta_for(model);
       WriteProgress bytes_written;
@@ -105,9 +116,6 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       const WriteResult written = timed("write", [&] { return write_model(model, meta, output_path_, bytes_written); });
       report_.external_data_path = written.data_path;
 
-      report_.mode = prepared.scripted ? "script" : "trace";
-      report_.mode_reason = prepared.mode_reason;
-      report_.warnings = prepared.warnings;
       report_.fallback_ops = converted.fallback_ops;
       report_.core_ops = converted.core_ops;
       describe_model(model, report_);
@@ -118,13 +126,30 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
         structure = build_model_proto(model, meta, true);
         place_initializer_data(structure, written.payload, model);
       }
-    }  // the model and the frozen graph are released before the check
+    }  // the model is released before the check
     if (options_.check) timed("check", [&] { check_written_file(std::move(structure)); });
   } catch (Error& e) {
     e.add_context(ErrorContext::for_file(model_file_));
     throw;
   }
   return report_;
+}
+
+void Pipeline::check_output_paths() const {
+  std::vector<std::string> inputs{model_file_};
+  for (const auto& spec : options_.inputs)
+    if (!spec.npy_file.empty()) inputs.push_back(spec.npy_file);
+  check_output_path(output_path_, inputs);
+  if (!options_.external_data) return;
+  const std::string data = directory_of(output_path_) + "/" +
+                           (options_.external_data_file.empty() ? default_external_data_file(output_path_)
+                                                                : options_.external_data_file);
+  if (data == output_path_ || directory_of(output_path_) + "/" + file_name_of(output_path_) == data ||
+      same_file(data, output_path_))
+    throw ConfigError("--external-data '" + options_.external_data_file + "' is the output model itself",
+                      ErrorContext::with_hint("give the data file another name, e.g. " +
+                                              default_external_data_file(output_path_)));
+  check_output_path(data, inputs, "the external data file");
 }
 
 ModelMeta Pipeline::model_meta_for(const OnnxModel& model) {
@@ -141,10 +166,8 @@ ModelMeta Pipeline::model_meta_for(const OnnxModel& model) {
 }
 
 void Pipeline::check_written_file(onnx::ModelProto structure) {
-  const auto slash = output_path_.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : output_path_.substr(0, slash == 0 ? 1 : slash);
   try {
-    check_model_structure(std::move(structure), dir, output_path_);
+    check_model_structure(std::move(structure), directory_of(output_path_), output_path_);
   } catch (Error& e) {
     std::remove(output_path_.c_str());
     if (!report_.external_data_path.empty()) std::remove(report_.external_data_path.c_str());

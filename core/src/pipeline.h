@@ -27,6 +27,8 @@ class Pipeline {
   // Runs one stage, recording its wall time and the process's peak RSS when it ends.
   template <class Stage>
   auto timed(const char* name, Stage&& stage) -> decltype(stage());
+  // The output and external data paths against the file system and this export's inputs.
+  void check_output_paths() const;
   ModelMeta model_meta_for(const OnnxModel& model);
   void check_written_file(onnx::ModelProto structure);
 

@@ -80,6 +80,11 @@ void define_forward_from_overload(torch::jit::Module& module) {
       ErrorContext::with_hint("export a module whose forward takes the example inputs"));
 }
 
+void empty_graph(torch::jit::Graph& graph) {
+  while (!graph.outputs().empty()) graph.eraseOutput(0);
+  for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend(); ++it) it.destroyCurrent();
+}
+
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
                                                   const ExportOptions& options, PreparedGraph& out) {
   torch::jit::Module frozen = owned ? module : module.clone();
@@ -105,6 +110,12 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
       graph->eraseInput(0);
   }
   bind_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, out.self ? 1 : 0);
+  // The loaded module's object outlives the export inside libtorch, and with it the frozen
+  // forward graph, which holds every parameter as a constant: the export would keep them all
+  // even after the ONNX model has replaced them (folded copies). The copy above is all the
+  // export runs, so a module loaded here has that graph emptied. (The functions themselves
+  // stay: inlined nodes name them in the interpreter's error reports.)
+  if (owned) empty_graph(*torch::jit::toGraphFunction(frozen.get_method("forward").function()).graph());
   return graph;
 }
 
@@ -235,6 +246,25 @@ std::shared_ptr<torch::jit::Graph> trace_control_flow(const std::shared_ptr<torc
 
 }  // namespace
 
+// "check the --input shapes and dtypes (given: image float32[1,3,224,224], ...)"
+std::string example_inputs_hint(const std::vector<torch::jit::IValue>& inputs, const ExportOptions& options) {
+  std::string given;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string name = i < options.inputs.size() && !options.inputs[i].name.empty()
+                                 ? options.inputs[i].name
+                                 : "input " + std::to_string(i);
+    std::string what = inputs[i].tagKind();
+    if (inputs[i].isTensor()) {
+      const at::Tensor& t = inputs[i].toTensor();
+      std::string dims;
+      for (int64_t d : t.sizes()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+      what = std::string(dtype_name(dtype_of(t.scalar_type()))) + "[" + dims + "]";
+    }
+    given += (given.empty() ? "" : ", ") + name + " " + what;
+  }
+  return "check the --input shapes and dtypes against what the model's forward expects (given: " + given + ")";
+}
+
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   PreparedGraph out;
   std::shared_ptr<torch::jit::Graph> graph =
@@ -283,9 +313,12 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
       record_types(*graph, run_inputs);
       buffers.restore();
     }
+  } catch (Error& e) {
+    e.add_context(ErrorContext::with_hint(example_inputs_hint(inputs, options)));
+    throw;
   } catch (const c10::Error& e) {
     throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
-                     ErrorContext::with_hint("check the --input shapes and dtypes"));
+                     ErrorContext::with_hint(example_inputs_hint(inputs, options)));
   }
   out.graph = graph;
   return out;

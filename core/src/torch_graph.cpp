@@ -1,6 +1,8 @@
 #include "torch_graph.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/custom_operator.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -160,10 +162,127 @@ std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
   return result;
 }
 
+namespace {
+
+// Where onnxport::record_type writes while record_types runs a graph (one run at a time per thread).
+thread_local std::vector<c10::TypePtr>* recorded_types = nullptr;
+thread_local size_t values_recorded = 0;  // how far the run got: slots are in graph order
+
+// onnxport::record_type(value, slot) keeps the type of a tensor as the interpreter computes it,
+// so a run records every value's type without holding every value (a forward pass's
+// activations would all be alive at once: hundreds of MB on a ViT).
+torch::jit::RegisterOperators register_record_type({torch::jit::Operator(
+    "onnxport::record_type(Tensor? value, int slot) -> ()",
+    [](torch::jit::Stack& stack) {
+      const int64_t slot = stack.back().toInt();
+      const c10::IValue value = stack[stack.size() - 2];
+      stack.resize(stack.size() - 2);
+      if (!recorded_types) return;
+      values_recorded = static_cast<size_t>(slot) + 1;
+      if (!value.isTensor() || !value.toTensor().defined()) return;
+      recorded_types->at(static_cast<size_t>(slot)) = c10::TensorType::create(value.toTensor());
+    },
+    // Conservative: the op has no outputs, and must not be removed as dead or reordered.
+    c10::AliasAnalysisKind::CONSERVATIVE)});
+
+// The last line of an interpreter error: the reason, without TorchScript's traceback.
+std::string reason_of(const std::string& what) {
+  std::string last;
+  size_t start = 0;
+  while (start <= what.size()) {
+    size_t end = what.find('\n', start);
+    if (end == std::string::npos) end = what.size();
+    std::string line = what.substr(start, end - start);
+    if (line.find_first_not_of(" \t") != std::string::npos) last = line.substr(line.find_first_not_of(" \t"));
+    start = end + 1;
+  }
+  return last;
+}
+
+std::string type_text(const c10::TypePtr& type) {
+  auto t = type ? type->cast<c10::TensorType>() : nullptr;
+  const auto sizes = t ? t->sizes().concrete_sizes() : c10::nullopt;
+  if (!t || !t->scalarType() || !sizes) return type ? type->str() : "?";
+  std::string dims;
+  for (int64_t d : *sizes) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+  return dtype_name(dtype_of(*t->scalarType())) + std::string("[") + dims + "]";
+}
+
+const c10::Symbol kRecordType = c10::Symbol::fromQualString("onnxport::record_type");
+
+}  // namespace
+
 void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
-  for (const auto& [value, tensor] : run_and_collect(graph, inputs))
-    if (tensor.defined())  // an op's absent optional output (need_weights=False) stays untyped
-      const_cast<torch::jit::Value*>(value)->setType(c10::TensorType::create(tensor));
+  // A copy of the graph with a record_type call after every top-level node: one per tensor
+  // output (its type), or one with None for a node without (how far the run got).
+  auto recorder = graph.copy();
+  std::vector<torch::jit::Node*> nodes;         // per slot: the original node
+  std::vector<torch::jit::Value*> originals;    // per slot: its tensor value, or null
+  std::vector<torch::jit::Value*> copies;       // per slot: what the recorder records
+  std::vector<torch::jit::Node*> copied_nodes;  // per slot: the recorder's node
+  auto rec_it = recorder->nodes().begin();
+  for (auto orig_it = graph.nodes().begin(); orig_it != graph.nodes().end(); ++orig_it, ++rec_it) {
+    const size_t before = originals.size();
+    for (size_t i = 0; i < orig_it->outputs().size(); ++i)
+      if (orig_it->outputs()[i]->type()->kind() == c10::TypeKind::TensorType) {
+        nodes.push_back(*orig_it);
+        originals.push_back(orig_it->outputs()[i]);
+        copies.push_back(rec_it->outputs()[i]);
+        copied_nodes.push_back(*rec_it);
+      }
+    if (originals.size() == before) {
+      nodes.push_back(*orig_it);
+      originals.push_back(nullptr);
+      copies.push_back(nullptr);
+      copied_nodes.push_back(*rec_it);
+    }
+  }
+  for (size_t slot = 0; slot < copies.size(); ++slot) {
+    torch::jit::WithInsertPoint at(copied_nodes[slot]->next());
+    // The recorded node's source range and scope: the interpreter's error report reads them.
+    torch::jit::WithCurrentScope scope(*recorder, copied_nodes[slot]->scope());
+    const auto& range = copied_nodes[slot]->sourceRange();
+    torch::jit::Value* slot_value = recorder->insertConstant(static_cast<int64_t>(slot), range);
+    torch::jit::Value* value = copies[slot] ? copies[slot] : recorder->insertConstant(c10::IValue(), range);
+    recorder->insertNode(recorder->create(kRecordType, {value, slot_value}, 0))->setSourceRange(range);
+  }
+  std::vector<c10::TypePtr> types(originals.size());
+  torch::jit::Stack stack(inputs.begin(), inputs.end());
+  recorded_types = &types;
+  values_recorded = 0;
+  try {
+    torch::NoGradGuard no_grad;
+    run_graph(recorder, stack);
+  } catch (const std::exception& e) {
+    recorded_types = nullptr;
+    // The node that failed is the first one not recorded. Its inputs' types as this run
+    // computed them say what shapes met there.
+    if (values_recorded >= nodes.size()) throw;
+    const torch::jit::Node* failed = nodes[values_recorded];
+    std::unordered_map<const torch::jit::Value*, size_t> slot_of;
+    for (size_t i = 0; i < values_recorded; ++i)
+      if (originals[i]) slot_of.emplace(originals[i], i);
+    std::string operands;
+    for (const auto* in : failed->inputs()) {
+      if (in->type()->kind() != c10::TypeKind::TensorType) continue;
+      const auto slot = slot_of.find(in);
+      c10::TypePtr type = slot != slot_of.end() ? types[slot->second] : nullptr;
+      for (size_t i = 0; !type && i < graph.inputs().size() && i < inputs.size(); ++i)
+        if (graph.inputs()[i] == in && inputs[i].isTensor()) type = c10::TensorType::create(inputs[i].toTensor());
+      operands += (operands.empty() ? "" : ", ") + type_text(type ? type : in->type());
+    }
+    throw ModelError("running the model on the example inputs failed: " + reason_of(e.what()) +
+                         (operands.empty() ? "" : " (the op's tensor inputs: " + operands + ")"),
+                     ErrorContext::for_node("", failed->kind().toQualString(), module_path_of(failed),
+                                            source_of(failed)));
+  }
+  recorded_types = nullptr;
+  for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i)
+    if (inputs[i].isTensor() && inputs[i].toTensor().defined())
+      graph.inputs()[i]->setType(c10::TensorType::create(inputs[i].toTensor()));
+  // An op's absent optional output (need_weights=False) recorded nothing and stays untyped.
+  for (size_t i = 0; i < originals.size(); ++i)
+    if (originals[i] && types[i]) originals[i]->setType(types[i]);
 }
 
 namespace {

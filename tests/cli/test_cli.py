@@ -440,7 +440,7 @@ class CliTest(unittest.TestCase):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("cannot write", r.stderr)
+        self.assertIn(f"'{os.path.dirname(out)}', which does not exist", r.stderr)
         self.assertFalse(os.path.exists(os.path.dirname(out)))
 
     # -- op packs -----------------------------------------------------------------------------
@@ -508,9 +508,17 @@ class CliTest(unittest.TestCase):
         self.assertIn("libcli_api_mismatch.so", bad[0]["error"])
         self.assertIn("SDK API version 99", bad[0]["error"])
         self.assertIn("expects 2", bad[0]["error"])
-        # An export still works with a broken pack in the path (it is reported and skipped).
+        # A broken pack in a directory given with --plugin-dir fails the export, naming the pack,
+        # before any work; found through ONNXPORT_PLUGIN_PATH it is reported and skipped.
         r = run("export", path("small.pt"), "-o", path("withbad.onnx"), "--input", "x:2x3x6x6",
-                "--plugin-dir", BAD_PACKS)
+                "--plugin-dir", BAD_PACKS, ok=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("libcli_api_mismatch.so: SDK API version 99", r.stderr)
+        self.assertFalse(os.path.exists(path("withbad.onnx")))
+        env = dict(os.environ, ONNXPORT_PLUGIN_PATH=BAD_PACKS)
+        r = subprocess.run([CLI, "export", path("small.pt"), "-o", path("withbad.onnx"), "--input", "x:2x3x6x6"],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("op pack skipped", r.stderr)
 
     def test_plugin_path_environment_variable(self):
