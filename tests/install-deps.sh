@@ -4,7 +4,8 @@
 # Run: an optimized BLAS (OpenBLAS). Debian's libtorch multiplies matrices through the system's
 # libblas.so.3, which without it is the reference BLAS: an export's one forward pass (type
 # recording) takes 0.6 s instead of 0.05 s on ResNet-50.
-# Tests: Python torch/torchvision/onnx (fixtures only, never the product), Node's onnxruntime-node.
+# Tests: Python torch/torchvision/onnx (fixtures only, never the product), Node's onnxruntime-node;
+# clang-14 with its sanitizer and libFuzzer runtimes for the sanitizer/fuzz stage (tests/sanitize).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ packages=(
   libtorch-dev libonnx-dev libprotobuf-dev protobuf-compiler libopenblas0-pthread
   libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
   python3-torch python3-torchvision python3-onnx python3-numpy
+  clang-14 libclang-rt-14-dev
 )
 # Node may come from another packaging of nodejs that bundles npm: only add Debian's if absent.
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)

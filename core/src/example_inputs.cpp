@@ -38,7 +38,7 @@ std::vector<torch::jit::IValue> make_example_inputs(const std::vector<InputSpec>
     if (!spec.npy_file.empty()) {
       Tensor t = core::read_npy(spec.npy_file);
       at::Tensor a = at::empty(t.shape(), at::TensorOptions().dtype(core::scalar_type_of(t.dtype())));
-      std::memcpy(a.data_ptr(), t.data(), t.nbytes());
+      if (t.nbytes() > 0) std::memcpy(a.data_ptr(), t.data(), t.nbytes());
       out.emplace_back(a);
       continue;
     }

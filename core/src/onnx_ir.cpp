@@ -152,7 +152,7 @@ Tensor from_tensor_proto(const onnx::TensorProto& p) {
   std::vector<uint8_t> bytes(static_cast<size_t>(n) * dtype_size(dtype));
   if (p.has_raw_data()) {
     if (p.raw_data().size() != bytes.size()) throw ExportError("malformed tensor '" + p.name() + "'");
-    std::memcpy(bytes.data(), p.raw_data().data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(bytes.data(), p.raw_data().data(), bytes.size());
     return Tensor(dtype, shape, std::move(bytes));
   }
   auto copy_from = [&](const auto& field, auto tag) {
