@@ -12,7 +12,6 @@ A model whose files are newer than this script and make_models.py is skipped.
 import argparse
 import os
 import sys
-import time
 
 import torch
 import torch.nn as nn
@@ -55,16 +54,11 @@ def main():
     parser.add_argument("--only", action="append", choices=sorted(MODELS), metavar="NAME")
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     options = parser.parse_args()
-    os.makedirs(options.out_dir, exist_ok=True)
-    for name in options.only or list(MODELS):
-        if not options.force and make_models.is_up_to_date(name, options.out_dir, SCRIPTS):
-            print(f"{name}: up to date")
-            continue
+    def build(name):
         seed, make_model, grad = MODELS[name]
-        start = time.perf_counter()
         make_models.write_fixture(options.out_dir, name, seed, make_model, image, head_std=0.1, grad=grad)
-        size = os.path.getsize(os.path.join(options.out_dir, f"{name}.pt"))
-        print(f"{name}: built in {time.perf_counter() - start:.1f} s ({size / 2**20:.1f} MiB .pt)", flush=True)
+
+    make_models.build_outdated(options.only or list(MODELS), options.out_dir, SCRIPTS, build, options.force)
     return 0
 
 

@@ -15,7 +15,6 @@ import argparse
 import math
 import os
 import sys
-import time
 
 import torch
 import torch.nn as nn
@@ -184,17 +183,8 @@ def main():
     if not options.out_dir:
         parser.error("OUT_DIR is required")
 
-    os.makedirs(options.out_dir, exist_ok=True)
-    total = time.perf_counter()
-    for name in options.only or list(ZOO):
-        if not options.force and make_models.is_up_to_date(name, options.out_dir, SCRIPTS):
-            print(f"{name}: up to date")
-            continue
-        start = time.perf_counter()
-        build(name, options.out_dir)
-        size = os.path.getsize(os.path.join(options.out_dir, f"{name}.pt"))
-        print(f"{name}: built in {time.perf_counter() - start:.1f} s ({size / 2**20:.1f} MiB .pt)", flush=True)
-    print(f"all done in {time.perf_counter() - total:.1f} s")
+    make_models.build_outdated(options.only or list(ZOO), options.out_dir, SCRIPTS,
+                               lambda name: build(name, options.out_dir), options.force)
     return 0
 
 
