@@ -300,7 +300,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   }
   if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
   try {
-    record_types(*graph, run_inputs);
+    record_types(*graph, run_inputs, options.verbose);
     buffers.restore();
     // Branches on a tensor's dtype or rank (fast-path checks, F.interpolate's per-rank calls)
     // are decided once they are known; so are list comprehensions over the rank.
@@ -310,7 +310,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
       torch::jit::ConstantPropagationImmutableTypes(graph);
       if (unroll_list_loops(*graph) > 0) torch::jit::ConstantPropagationImmutableTypes(graph);
       decide_export_time_facts(graph);
-      record_types(*graph, run_inputs);
+      record_types(*graph, run_inputs, options.verbose);
       buffers.restore();
     }
   } catch (Error& e) {

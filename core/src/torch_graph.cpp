@@ -212,7 +212,7 @@ const c10::Symbol kRecordType = c10::Symbol::fromQualString("onnxport::record_ty
 
 }  // namespace
 
-void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
+void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs, bool full_traceback) {
   // A copy of the graph with a record_type call after every top-level node: one per tensor
   // output (its type), or one with None for a node without (how far the run got).
   auto recorder = graph.copy();
@@ -272,7 +272,8 @@ void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue
       operands += (operands.empty() ? "" : ", ") + type_text(type ? type : in->type());
     }
     throw ModelError("running the model on the example inputs failed: " + reason_of(e.what()) +
-                         (operands.empty() ? "" : " (the op's tensor inputs: " + operands + ")"),
+                         (operands.empty() ? "" : " (the op's tensor inputs: " + operands + ")") +
+                         (full_traceback ? std::string("\n") + e.what() + "\n" : std::string()),
                      ErrorContext::for_node("", failed->kind().toQualString(), module_path_of(failed),
                                             source_of(failed)));
   }

@@ -34,8 +34,11 @@ struct PreparedGraph {
 void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std::vector<torch::jit::IValue>& inputs,
                       size_t self_inputs);
 
-// Run a graph once on example inputs and set concrete types on its top-level values.
-void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
+// Run a graph once on example inputs and set concrete types on its top-level values. A failure
+// is a one-line ModelError naming the node that failed; with `full_traceback`, TorchScript's
+// whole error text follows on the next lines (--verbose).
+void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs,
+                  bool full_traceback = false);
 // Run a graph with TorchScript's plain interpreter (no profiling executor, no optimisation).
 void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack& stack);
 // Run a graph once and return every top-level tensor value it computed (graph inputs too).

@@ -314,6 +314,18 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("takes 1 inputs, 2 example inputs were given", r.stderr)
 
+    def test_wrong_rank_input_is_one_line_naming_op_module_and_shapes(self):
+        args = ("export", path("small.pt"), "-o", path("x.onnx"), "--input", "x:2x6x6")
+        r = run(*args, ok=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        for fragment in ("op aten::_convolution", "module features.0", "float32[2,6,6]", "given: x float32[2,6,6]"):
+            self.assertIn(fragment, r.stderr)
+        self.assertFalse(os.path.exists(path("x.onnx")))
+        verbose = run(*args, "--verbose", ok=False)
+        self.assertEqual(verbose.returncode, 1)
+        self.assertIn("Traceback of TorchScript", verbose.stderr)
+
     def test_bad_input_spec(self):
         r = run("export", path("small.pt"), "-o", path("x.onnx"), "--input", "x:2xAx6:float32", ok=False)
         self.assertEqual(r.returncode, 1)
