@@ -21,12 +21,12 @@ namespace onnxport::core {
 onnx::ModelProto read_model_file(const std::string& path) {
   require_regular_file(path, "the ONNX file", "give the path of an .onnx file", /*allow_empty=*/false);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ExportError("cannot open '" + path + "'");
+  if (!in) throw ModelError("cannot open '" + path + "'");
   google::protobuf::io::IstreamInputStream raw(&in);
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
   onnx::ModelProto m;
-  if (!m.ParseFromCodedStream(&coded)) throw ExportError("'" + path + "' is not a valid ONNX model file");
+  if (!m.ParseFromCodedStream(&coded)) throw ModelError("'" + path + "' is not a valid ONNX model file");
   return m;
 }
 
