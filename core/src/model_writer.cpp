@@ -231,7 +231,7 @@ WriteResult write_model(const OnnxModel& model, const ModelMeta& meta, const std
   // External data: every initializer's bytes go to one file beside the model, at the offsets
   // the layout gives (large tensors aligned for mmap); the model holds their locations.
   const ExternalDataLayout& layout = result.payload = layout_external_data(model, meta.external_data_file);
-  result.data_path = directory_of(path) + "/" + meta.external_data_file;
+  result.data_path = external_data_path(path, meta.external_data_file);
   result.data_bytes = layout.total_bytes;
   if (result.data_path == path)
     throw ConfigError("the external data file '" + meta.external_data_file + "' would overwrite the model",
@@ -268,5 +268,9 @@ bool needs_external_data(const OnnxModel& model, const ModelMeta& meta) {
 }
 
 std::string default_external_data_file(const std::string& model_path) { return file_name_of(model_path) + ".data"; }
+
+std::string external_data_path(const std::string& model_path, const std::string& data_file) {
+  return directory_of(model_path) + "/" + data_file;
+}
 
 }  // namespace onnxport::core

@@ -49,6 +49,8 @@ void place_initializer_data(onnx::ModelProto& proto, const ExternalDataLayout& l
 bool needs_external_data(const OnnxModel& model, const ModelMeta& meta);
 // "model.onnx" -> "model.onnx.data"
 std::string default_external_data_file(const std::string& model_path);
+// Where a data file named `data_file` (relative to the model's directory) is written.
+std::string external_data_path(const std::string& model_path, const std::string& data_file);
 
 // Called while parameter bytes are written: bytes written so far, and the total.
 using WriteProgress = std::function<void(size_t done, size_t total)>;

@@ -141,11 +141,10 @@ void Pipeline::check_output_paths() const {
     if (!spec.npy_file.empty()) inputs.push_back(spec.npy_file);
   check_output_path(output_path_, inputs);
   if (!options_.external_data) return;
-  const std::string data = directory_of(output_path_) + "/" +
-                           (options_.external_data_file.empty() ? default_external_data_file(output_path_)
-                                                                : options_.external_data_file);
-  if (data == output_path_ || directory_of(output_path_) + "/" + file_name_of(output_path_) == data ||
-      same_file(data, output_path_))
+  const std::string data = external_data_path(
+      output_path_, options_.external_data_file.empty() ? default_external_data_file(output_path_)
+                                                        : options_.external_data_file);
+  if (data == external_data_path(output_path_, file_name_of(output_path_)) || same_file(data, output_path_))
     throw ConfigError("--external-data '" + options_.external_data_file + "' is the output model itself",
                       ErrorContext::with_hint("give the data file another name, e.g. " +
                                               default_external_data_file(output_path_)));

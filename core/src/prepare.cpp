@@ -253,13 +253,8 @@ std::string example_inputs_hint(const std::vector<torch::jit::IValue>& inputs, c
     const std::string name = i < options.inputs.size() && !options.inputs[i].name.empty()
                                  ? options.inputs[i].name
                                  : "input " + std::to_string(i);
-    std::string what = inputs[i].tagKind();
-    if (inputs[i].isTensor()) {
-      const at::Tensor& t = inputs[i].toTensor();
-      std::string dims;
-      for (int64_t d : t.sizes()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-      what = std::string(dtype_name(dtype_of(t.scalar_type()))) + "[" + dims + "]";
-    }
+    const std::string what =
+        inputs[i].isTensor() ? type_text(c10::TensorType::create(inputs[i].toTensor())) : inputs[i].tagKind();
     given += (given.empty() ? "" : ", ") + name + " " + what;
   }
   return "check the --input shapes and dtypes against what the model's forward expects (given: " + given + ")";

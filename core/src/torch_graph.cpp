@@ -199,6 +199,8 @@ std::string reason_of(const std::string& what) {
   return last;
 }
 
+}  // namespace
+
 std::string type_text(const c10::TypePtr& type) {
   auto t = type ? type->cast<c10::TensorType>() : nullptr;
   const auto sizes = t ? t->sizes().concrete_sizes() : c10::nullopt;
@@ -207,6 +209,8 @@ std::string type_text(const c10::TypePtr& type) {
   for (int64_t d : *sizes) dims += (dims.empty() ? "" : ",") + std::to_string(d);
   return dtype_name(dtype_of(*t->scalarType())) + std::string("[") + dims + "]";
 }
+
+namespace {
 
 const c10::Symbol kRecordType = c10::Symbol::fromQualString("onnxport::record_type");
 

@@ -39,6 +39,8 @@ void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std
 // whole error text follows on the next lines (--verbose).
 void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs,
                   bool full_traceback = false);
+// "float32[1,3,224,224]" for a tensor type with dtype and sizes, else the type's own text.
+std::string type_text(const c10::TypePtr& type);
 // Run a graph with TorchScript's plain interpreter (no profiling executor, no optimisation).
 void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack& stack);
 // Run a graph once and return every top-level tensor value it computed (graph inputs too).
