@@ -5,6 +5,8 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <fstream>
+#include <initializer_list>
+#include <stdexcept>
 
 #include "onnx_io.h"
 #include "input_file.h"
@@ -17,6 +19,59 @@ void check_model(const ModelProto& model, CheckerContext& ctx);
 }  // namespace onnx::checker
 
 namespace onnxport::core {
+
+namespace {
+
+// libonnx 1.12's shape-inference functions divide by some attributes without checking them: a
+// Conv or pool with a zero stride kills the process with SIGFPE (found by fuzz_onnx_file). The
+// checker does not look at values, so a file can pass it and still crash inference. These are
+// refused first, by node and attribute.
+struct PositiveAttribute {
+  std::initializer_list<const char*> ops;
+  const char* attribute;
+};
+const PositiveAttribute kMustBePositive[] = {
+    {{"Conv", "ConvInteger", "QLinearConv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "MaxUnpool",
+      "MaxRoiPool"},
+     "strides"},
+    {{"Conv", "ConvInteger", "QLinearConv", "ConvTranspose", "MaxPool"}, "dilations"},
+    {{"DepthToSpace", "SpaceToDepth"}, "blocksize"},
+};
+
+std::string ints_text(const onnx::AttributeProto& a) {
+  if (a.type() == onnx::AttributeProto::INT) return std::to_string(a.i());
+  std::string text = "[";
+  for (int i = 0; i < a.ints_size(); ++i) text += (i ? ", " : "") + std::to_string(a.ints(i));
+  return text + "]";
+}
+
+bool has_non_positive(const onnx::AttributeProto& a) {
+  if (a.type() == onnx::AttributeProto::INT) return a.i() <= 0;
+  for (int64_t v : a.ints())
+    if (v <= 0) return true;
+  return false;
+}
+
+void refuse_attributes_inference_cannot_take(const onnx::GraphProto& graph) {
+  for (const auto& node : graph.node()) {
+    const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) refuse_attributes_inference_cannot_take(a.g());
+      for (const auto& g : a.graphs()) refuse_attributes_inference_cannot_take(g);
+      if (!standard) continue;
+      for (const auto& rule : kMustBePositive) {
+        if (a.name() != rule.attribute || !has_non_positive(a)) continue;
+        for (const char* op : rule.ops)
+          if (node.op_type() == op)
+            throw std::invalid_argument((node.name().empty() ? "a " + node.op_type() + " node"
+                                                             : "node '" + node.name() + "' (" + node.op_type() + ")") +
+                                        ": attribute " + a.name() + " must be positive, got " + ints_text(a));
+      }
+    }
+  }
+}
+
+}  // namespace
 
 onnx::ModelProto read_model_file(const std::string& path) {
   require_regular_file(path, "the ONNX file", "give the path of an .onnx file", /*allow_empty=*/false);
@@ -35,6 +90,7 @@ CheckResult check_model_structure(onnx::ModelProto m, const std::string& model_d
     onnx::checker::CheckerContext ctx;
     ctx.set_model_dir(model_dir);
     onnx::checker::check_model(m, ctx);
+    refuse_attributes_inference_cannot_take(m.graph());
     onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
     onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), opts);
   } catch (const std::exception& e) {
