@@ -4,7 +4,8 @@
 //
 //   node ort_compare.js MODEL.onnx MANIFEST.json [options]   one model
 //   node ort_compare.js --cases CASES.json [options]         many models in one process;
-//        CASES.json = [{"onnx": ..., "manifest": ..., "rtol"?: R, "atol"?: A}, ...]
+//        CASES.json = [{"onnx": ..., "manifest": ..., "rtol"?: R, "atol"?: A, "ort_optimization"?: LEVEL}, ...]
+//        (LEVEL: ONNX Runtime's graphOptimizationLevel for that case, "all" when absent)
 //        (relative paths are relative to CASES.json)
 //   node ort_compare.js --check-runtime                      only check onnxruntime-node loads
 // Options: --rtol R (default 1e-3)  --atol A (default 1e-5)  --threads N (ORT intra-op threads)
@@ -232,6 +233,7 @@ async function runCase(ort, c, options) {
   const start = process.hrtime.bigint();
   const {inputs, outputs: expected} = readManifest(c.manifest);
   const sessionOptions = options.threads > 0 ? {intraOpNumThreads: options.threads} : {};
+  if (c.ort_optimization) sessionOptions.graphOptimizationLevel = c.ort_optimization;
   let session;
   try {
     session = await ort.InferenceSession.create(c.onnx, sessionOptions);

@@ -262,7 +262,13 @@ case("quantized_prepack_ops",
       "quantized::conv_transpose2d_prepack", "quantized::conv_transpose3d_prepack", "quantized::linear_prepack",
       "quantized::conv1d", "quantized::conv2d_relu", "quantized::conv3d", "quantized::conv_transpose1d",
       "quantized::conv_transpose2d", "quantized::conv_transpose3d", "quantized::linear_relu"],
-     [f32(1, 3, 8), f32(1, 3, 4, 6), f32(1, 3, 4, 4, 3)], module=PrepackOps, script=True, **QOPSETS, **step(0.05))
+     [f32(1, 3, 8), f32(1, 3, 4, 6), f32(1, 3, 4, 4, 3)], module=PrepackOps, script=True, **QOPSETS, **step(0.05),
+     # Below opset 13 the per-channel conv3d weight is a float constant between the activations'
+     # DequantizeLinear and QuantizeLinear. ONNX Runtime's "all" level fuses that into an integer
+     # conv with a weight it quantizes itself, which on AVX2 CPUs without VNNI (u8s8 products
+     # saturating in int16) lands up to 5 steps off; with "basic" it runs the graph as written
+     # and matches PyTorch exactly.
+     ort_optimization=("basic", "ORT's QDQ conv fusion saturates on AVX2 without VNNI"))
 
 
 # ---- an end-to-end quantized CNN: fused conv-bn-relu blocks, a depthwise conv, a residual add,

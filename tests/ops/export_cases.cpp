@@ -106,7 +106,7 @@ std::vector<Case> read_cases(const fs::path& index_file) {
     if (c.contains("dynamic_axes"))
       x.dynamic_axes = c["dynamic_axes"].get<std::map<std::string, std::vector<int64_t>>>();
     x.dynamic_check = c.value("dynamic_check", true);
-    for (const char* key : {"rtol", "atol"})
+    for (const char* key : {"rtol", "atol", "ort_optimization"})
       if (c.contains(key)) x.tolerances[key] = c[key];
     cases.push_back(std::move(x));
   }

@@ -153,6 +153,8 @@ def index_entry(c):
         entry["rtol"] = c.rtol
     if c.atol is not None:
         entry["atol"] = c.atol
+    if c.ort_optimization is not None:
+        entry["ort_optimization"] = c.ort_optimization
     return entry
 
 

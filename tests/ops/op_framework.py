@@ -154,6 +154,7 @@ class Case:
         self.via = via
         self.dynamic = {int(k): sorted(v) for k, v in dynamic.items()}
         self.dynamic_check = dynamic_check
+        self.ort_optimization = None  # ONNX Runtime's graph optimization level for this row (None: all)
 
     @property
     def seed(self):
@@ -173,7 +174,7 @@ CASES = []
 
 def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=9, opsets=None,
          fails=None, rtol=None, atol=None, training=False, via="file", dynamic=None, dynamic_check=True,
-         no_script_twin=None, script_fails=None):
+         no_script_twin=None, script_fails=None, ort_optimization=None):
     """Add one row. `since` drops the opsets below an op's first mapping; `opsets` lists them
     explicitly; `fails` adds expected-failure opsets; `training` exports in training mode;
     via="function" exports through Exporter::export_function (the C++ tracer running the saved
@@ -181,7 +182,10 @@ def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=
     axes as dynamic (dynamic_axes), so symbolics take their unknown-size branches; dynamic_check=False
     for models that only run at the example's sizes (the export's re-run at other sizes would fail).
     A traced row whose `module` builds a real nn.Module gets a scripted twin (see add_script_twins);
-    `no_script_twin="reason"` opts out, `script_fails` replaces `fails` for the twin."""
+    `no_script_twin="reason"` opts out, `script_fails` replaces `fails` for the twin.
+    `ort_optimization=(LEVEL, "reason")` runs the row in ONNX Runtime at that graph optimization
+    level ("disabled", "basic", "extended"; default "all"), for rows where one of ONNX Runtime's
+    rewrites computes something else than the graph says on some CPUs (the reason says which)."""
     if isinstance(ops, str):
         ops = [ops]
     if sum(x is not None for x in (fn, module, ir)) != 1:
@@ -194,6 +198,11 @@ def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=
                rtol=rtol, atol=atol, training=training, via=via, dynamic=dynamic or {}, dynamic_check=dynamic_check)
     row.no_script_twin = no_script_twin
     row.script_fails = script_fails
+    if ort_optimization is not None:
+        level, reason = ort_optimization
+        if level not in ("disabled", "basic", "extended") or not reason:
+            raise ValueError(f"case {id}: ort_optimization is (disabled|basic|extended, reason)")
+        row.ort_optimization = level
     CASES.append(row)
 
 
@@ -222,6 +231,7 @@ def add_script_twins(cases):
                     rtol=c.rtol, atol=c.atol, training=c.training, via="file", dynamic=c.dynamic,
                     dynamic_check=c.dynamic_check)
         twin.no_script_twin = twin.script_fails = None
+        twin.ort_optimization = c.ort_optimization
         cases.append(twin)
         twins.append(twin.id)
     return twins, opted_out
