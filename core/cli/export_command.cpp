@@ -12,6 +12,7 @@
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
 #include "onnxport/registry/loader.h"
+#include "onnxport/report.h"
 
 namespace onnxport::cli {
 
@@ -42,6 +43,16 @@ const ExportOption kTimings{"",
                             "",
                             "",
                             "print each pipeline stage's wall time and the peak RSS when it ended (stderr)"};
+const ExportOption kReport{"",
+                           "--report",
+                           FlagForm::Value,
+                           FlagMerge::Replace,
+                           "FILE.json|FILE.md",
+                           "",
+                           "",
+                           "write a report of the export, also when it fails: each stage's status, time and peak "
+                           "memory, nodes by op pack and ONNX op, fallbacks, warnings, passes, the checker's verdict "
+                           "and file sizes (JSON schema: docs/export-report.md)"};
 const ExportOption kPrintConfig{"",
                                 "--print-config",
                                 FlagForm::Switch,
@@ -61,7 +72,7 @@ struct TableFlag {
 };
 
 struct ExportArgs {
-  std::string model, output, config;
+  std::string model, output, config, report;
   std::vector<std::string> op_libraries;
   bool timings = false;
   std::deque<TableFlag> table_flags;  // a deque: CLI11 writes through pointers into its elements
@@ -118,6 +129,7 @@ void print_report(const ExportReport& report, const std::string& output, const E
   for (const auto& note : report.notes) std::cout << "note: " << note << "\n";
   print_fallbacks(report, o);
   if (!o.verbose) return;
+  for (const auto& line : report.pass_results) std::cout << "pass " << line << "\n";
   std::cout << "ops:";
   for (const auto& [op, n] : report.op_histogram) std::cout << " " << op << "x" << n;
   std::cout << "\n";
@@ -169,6 +181,17 @@ class ProgressLine {
   bool shown_ = false;
 };
 
+// The report of a failed export; a failure to write it is a warning, the export's error stays
+// the one the user sees.
+void write_failure_report(const ExportArgs& args, const ExportReport& report, const ExportOptions& options,
+                          const Error& e) {
+  try {
+    write_export_report(args.report, ReportInput{args.model, args.output, &report, &options, ReportFailure::from(e)});
+  } catch (const std::exception& report_error) {
+    std::cerr << "onnxport: warning: the report was not written: " << report_error.what() << "\n";
+  }
+}
+
 int run_export(const ExportArgs& args, bool print_config) {
   const ExportOptions options = resolve_export_options(args.config, given_flags(args));
   if (print_config) {
@@ -179,6 +202,13 @@ int run_export(const ExportArgs& args, bool print_config) {
   if (!args.config.empty() && std::filesystem::equivalent(args.config, args.output, ec))
     throw onnxport::ConfigError("the output '" + args.output + "' is the same file as the config file '" + args.config + "' (writing would destroy it)",
                       onnxport::ErrorContext::with_hint("give another output file name"));
+  if (!args.report.empty()) {
+    std::vector<std::string> inputs{args.model};
+    if (!args.config.empty()) inputs.push_back(args.config);
+    for (const auto& spec : options.inputs)
+      if (!spec.npy_file.empty()) inputs.push_back(spec.npy_file);
+    check_report_path(args.report, inputs, {args.output, options.external_data_file});
+  }
   for (const auto& library : args.op_libraries) load_op_library(library);
   Exporter exporter(options.plugin_dirs);
   for (const auto& pack : exporter.loader().packs()) {
@@ -193,8 +223,17 @@ int run_export(const ExportArgs& args, bool print_config) {
   }
   ProgressLine progress;
   if (isatty(STDERR_FILENO)) exporter.set_progress_callback([&progress](const ExportProgress& p) { progress.show(p); });
-  const ExportReport report = exporter.export_file(args.model, args.output, options);
+  ExportReport report;
+  try {
+    report = exporter.export_file(args.model, args.output, options);
+  } catch (const Error& e) {
+    progress.clear();
+    if (!args.report.empty()) write_failure_report(args, exporter.last_report(), options, e);
+    throw;
+  }
   progress.clear();
+  if (!args.report.empty())
+    write_export_report(args.report, ReportInput{args.model, args.output, &report, &options, std::nullopt});
   print_report(report, args.output, options);
   if (args.timings || options.verbose) print_timings(report, args.timings ? std::cerr : std::cout);
   return 0;
@@ -203,7 +242,7 @@ int run_export(const ExportArgs& args, bool print_config) {
 }  // namespace
 
 const std::vector<ExportOption>& cli_only_export_options() {
-  static const std::vector<ExportOption> options{kConfig, kLoadOpLibrary, kTimings, kPrintConfig};
+  static const std::vector<ExportOption> options{kConfig, kLoadOpLibrary, kTimings, kReport, kPrintConfig};
   return options;
 }
 
@@ -229,6 +268,7 @@ Command add_export_command(CLI::App& app) {
   cmd->add_option(kLoadOpLibrary.flag, args->op_libraries, option_help(kLoadOpLibrary))
       ->type_name(kLoadOpLibrary.value_name);
   cmd->add_flag(kTimings.flag, args->timings, option_help(kTimings));
+  cmd->add_option(kReport.flag, args->report, option_help(kReport))->type_name(kReport.value_name);
   auto* print_config = cmd->add_flag(kPrintConfig.flag)->description(option_help(kPrintConfig));
   return {cmd, [args, print_config] { return run_export(*args, print_config->count() > 0); }};
 }

@@ -57,13 +57,13 @@ const PackLoader& Exporter::loader() const { return *loader_; }
 
 ExportReport Exporter::export_file(const std::string& model_path, const std::string& output_path,
                                    const ExportOptions& options, std::vector<torch::jit::IValue> example_inputs) {
-  core::Pipeline pipeline(*registry_, options, model_path, output_path, progress_);
+  core::Pipeline pipeline(*registry_, options, model_path, output_path, last_report_, progress_);
   return pipeline.run([&] { return core::load_model_file(model_path, options, std::move(example_inputs)); });
 }
 
 ExportReport Exporter::export_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> example_inputs,
                                      const std::string& output_path, const ExportOptions& options) {
-  core::Pipeline pipeline(*registry_, options, "", output_path, progress_);
+  core::Pipeline pipeline(*registry_, options, "", output_path, last_report_, progress_);
   return pipeline.run([&] { return core::load_module(module, std::move(example_inputs)); });
 }
 
@@ -71,7 +71,7 @@ ExportReport Exporter::export_function(const std::function<torch::jit::IValue(st
                                        std::vector<torch::jit::IValue> example_inputs, const std::string& output_path,
                                        const ExportOptions& options,
                                        const std::map<std::string, at::Tensor>& named_parameters) {
-  core::Pipeline pipeline(*registry_, options, "", output_path, progress_);
+  core::Pipeline pipeline(*registry_, options, "", output_path, last_report_, progress_);
   return pipeline.run([&] { return core::load_traced_function(fn, std::move(example_inputs), named_parameters); });
 }
 

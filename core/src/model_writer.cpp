@@ -24,6 +24,7 @@ onnx::TensorProto initializer_header(const Initializer& init) {
   p.set_name(init.name);
   p.set_data_type(static_cast<int32_t>(init.tensor.dtype()));
   for (int64_t d : init.tensor.shape()) p.add_dims(d);
+  if (!init.doc.empty()) p.set_doc_string(init.doc);
   return p;
 }
 

@@ -97,6 +97,18 @@ void rename_captured(onnx::NodeProto& node, const std::string& from, const std::
     if (a.has_g()) rename_in_graph(*a.mutable_g(), from, to);
 }
 
+void replace_uses(onnx::NodeProto& node, const std::unordered_map<std::string, std::string>& renames) {
+  if (renames.empty()) return;
+  for (auto& name : *node.mutable_input())
+    if (auto r = renames.find(name); r != renames.end()) name = r->second;
+  for (const auto& name : captured_names(node))
+    if (auto r = renames.find(name); r != renames.end()) rename_captured(node, name, r->second);
+}
+
+void replace_uses(std::vector<OnnxNode>& nodes, const std::unordered_map<std::string, std::string>& renames) {
+  for (auto& node : nodes) replace_uses(node.proto, renames);
+}
+
 TensorType from_type_proto(const onnx::TypeProto& t) {
   TensorType out;
   if (!t.has_tensor_type()) return out;

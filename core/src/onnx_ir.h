@@ -33,6 +33,7 @@ struct OnnxNode {
 struct Initializer {
   std::string name;
   Tensor tensor;
+  std::string doc;  // how the value was derived at export, when it is not the parameter as saved
 };
 
 struct GraphIO {
@@ -80,6 +81,11 @@ onnx::TypeProto type_proto_of(const Value& v);
 std::vector<std::string> captured_names(const onnx::NodeProto& node);
 // Renames every use of `from` inside the node's sub-graphs.
 void rename_captured(onnx::NodeProto& node, const std::string& from, const std::string& to);
+// Replaces every read of a name in `renames` (node inputs, sub-graph captures) by its new name.
+// Graph outputs and the nodes' own outputs are left alone.
+void replace_uses(std::vector<OnnxNode>& nodes, const std::unordered_map<std::string, std::string>& renames);
+// Replaces one node's reads (see replace_uses).
+void replace_uses(onnx::NodeProto& node, const std::unordered_map<std::string, std::string>& renames);
 // Tensor -> TensorProto (copies the bytes; used for small constants only).
 onnx::TensorProto to_tensor_proto(const Tensor& t, const std::string& name);
 Tensor from_tensor_proto(const onnx::TensorProto& t);

@@ -351,6 +351,11 @@ std::vector<OptionRow> make_rows() {
       [](const std::map<std::string, int>& v) { return Json(v); })));
   rows.push_back(torch_onnx(switch_row("do_constant_folding", "--no-constant-folding", &O::do_constant_folding, false,
                                        "keep every computation on constants in the graph instead of folding it")));
+  rows.push_back(integer_row<int>("optimize", "--optimize", &O::optimize, "0|1", "an integer",
+                                  "graph passes after conversion: 0 runs what torch.onnx runs (dead code, constant "
+                                  "folding, Conv+BN fusion); 1 (default) also removes no-ops (Identity, Cast to the "
+                                  "same type...), merges repeated nodes and deduplicates equal initializers "
+                                  "(tied weights); --verbose lists what each pass removed"));
   rows.push_back(torch_onnx(switch_row("export_params", "--no-export-params", &O::export_params, false,
                                        "parameters become graph inputs without values")));
   rows.push_back(

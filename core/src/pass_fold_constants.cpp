@@ -49,6 +49,13 @@ TensorType static_type_of(const Tensor& t) {
 
 }  // namespace
 
+// Where an initializer is: the model's list (parameters, large constants) or the pass's list of
+// folded values. An initializer whose readers were all folded is dead and not written.
+struct Slot {
+  bool folded;
+  size_t index;
+};
+
 FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant) {
   FoldStats stats;
   ConstantValues consts;
@@ -63,9 +70,15 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
     for (const auto& name : node.proto.input()) ++readers[name];
     for (const auto& name : captured_names(node.proto)) ++readers[name];
   }
-  std::unordered_set<std::string> released;
-  std::unordered_map<std::string, size_t> initializer_at;
-  for (size_t i = 0; i < model.initializers.size(); ++i) initializer_at.emplace(model.initializers[i].name, i);
+  std::unordered_map<std::string, Slot> slot_of;
+  for (size_t i = 0; i < model.initializers.size(); ++i) slot_of.emplace(model.initializers[i].name, Slot{false, i});
+  std::vector<bool> dead_original(model.initializers.size()), dead_folded;
+  // A parameter (an initializer before this pass) that one fold consumes entirely, giving a value
+  // of the same size (Transpose, Reshape, Cast...), lends its name to the result: the weight keeps
+  // its module path, and the initializer's doc_string says what was done to it.
+  std::unordered_set<std::string> parameters;
+  for (const auto& init : model.initializers) parameters.insert(init.name);
+  std::unordered_map<std::string, std::string> renamed;  // folded output -> the parameter name it took
   std::unordered_set<std::string> graph_outputs;
   for (const auto& out : model.outputs) graph_outputs.insert(out.name);
 
@@ -73,7 +86,8 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
   std::vector<Initializer> folded;
   kept.reserve(model.nodes.size());
   for (auto& node : model.nodes) {
-    const auto& p = node.proto;
+    auto& p = node.proto;
+    replace_uses(p, renamed);
     if (is_constant_node(p)) consts[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t()));
     std::optional<at::Tensor> result;
     if (!is_constant_node(p) && has_evaluator(p) && p.output_size() == 1 && readers[p.output(0)] > 0 &&
@@ -83,25 +97,49 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
       kept.push_back(std::move(node));
       continue;
     }
+    ++stats.folded_nodes;
+    // The other inputs may only be small constants (a Reshape's shape): a value computed from two
+    // initializers replaces neither.
+    size_t initializer_inputs = 0;
+    for (const auto& name : p.input()) initializer_inputs += slot_of.count(name);
+    const std::string* replaced = nullptr;
+    std::string replaced_doc;
+    for (const auto& name : p.input()) {
+      auto c = consts.find(name);
+      if (name.empty() || --readers[name] > 0 || c == consts.end()) continue;
+      if (initializer_inputs == 1 && parameters.count(name) && c->second.numel() == result->numel()) replaced = &name;
+      consts.erase(c);
+      auto slot = slot_of.find(name);
+      if (slot == slot_of.end()) continue;
+      Initializer& dead = slot->second.folded ? folded[slot->second.index] : model.initializers[slot->second.index];
+      if (replaced == &name) replaced_doc = dead.doc;
+      dead.tensor = Tensor();  // its bytes go now, not after the pass
+      (slot->second.folded ? dead_folded[slot->second.index] : dead_original[slot->second.index]) = true;
+      slot_of.erase(slot);
+    }
     // The folded value becomes an initializer (what ORT expects for shape inputs, too); Constant
     // nodes left without readers disappear in dead-code elimination.
-    const std::string& out = p.output(0);
-    folded.push_back(Initializer{out, borrow_tensor(*result)});
+    std::string out = p.output(0);
+    std::string doc;
+    if (replaced) {
+      doc = replaced_doc.empty() ? "folded at export by onnxport: parameter " + *replaced + " through " + p.op_type()
+                                 : replaced_doc + ", " + p.op_type();
+      renamed[out] = *replaced;
+      readers[*replaced] = readers[out];
+      out = *replaced;
+    }
+    slot_of[out] = Slot{true, folded.size()};
+    folded.push_back(Initializer{out, borrow_tensor(*result), doc});
+    dead_folded.push_back(false);
     consts[out] = to_aten(folded.back().tensor);
     model.value_types[out] = to_type_proto(static_type_of(folded.back().tensor));
-    ++stats.folded_nodes;
-    for (const auto& name : p.input()) {
-      if (name.empty() || --readers[name] > 0 || !consts.erase(name)) continue;
-      released.insert(name);
-      if (auto init = initializer_at.find(name); init != initializer_at.end())
-        model.initializers[init->second].tensor = Tensor();  // its bytes go now, not after the pass
-    }
   }
   model.nodes = std::move(kept);
   std::vector<Initializer> live;
-  for (auto* list : {&model.initializers, &folded})
-    for (auto& init : *list)
-      if (!released.count(init.name)) live.push_back(std::move(init));
+  for (size_t i = 0; i < model.initializers.size(); ++i)
+    if (!dead_original[i]) live.push_back(std::move(model.initializers[i]));
+  for (size_t i = 0; i < folded.size(); ++i)
+    if (!dead_folded[i]) live.push_back(std::move(folded[i]));
   model.initializers = std::move(live);
   return stats;
 }

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "convert.h"
@@ -51,34 +52,49 @@ void describe_model(const OnnxModel& model, ExportReport& report) {
   report.node_count = model.nodes.size();
   report.initializer_count = model.initializers.size();
   for (const auto& init : model.initializers) report.initializer_bytes += init.tensor.nbytes();
-  for (const auto& n : model.nodes) ++report.op_histogram[n.proto.op_type()];
+  for (const auto& n : model.nodes) {
+    ++report.op_histogram[n.proto.op_type()];
+    ++report.pack_ops[n.origin.pack][n.origin.torch_op];
+  }
+}
+
+size_t file_size_or_zero(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<size_t>(size);
 }
 
 }  // namespace
 
 Pipeline::Pipeline(const Registry& registry, const ExportOptions& options, std::string model_file,
-                   std::string output_path, ProgressCallback progress)
+                   std::string output_path, ExportReport& report, ProgressCallback progress)
     : registry_(registry),
       options_(options),
       model_file_(std::move(model_file)),
       output_path_(std::move(output_path)),
+      report_(report),
       progress_(std::move(progress)) {}
 
 template <class Stage>
 auto Pipeline::timed(const char* name, Stage&& stage) -> decltype(stage()) {
   if (progress_) progress_(ExportProgress{name, 0, 0});
   const auto start = std::chrono::steady_clock::now();
-  auto record = [&] {
+  auto record = [&](bool failed) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    report_.stages.push_back(StageReport{name, seconds, peak_rss_bytes()});
+    report_.stages.push_back(StageReport{name, seconds, peak_rss_bytes(), failed});
   };
-  if constexpr (std::is_void_v<decltype(stage())>) {
-    stage();
-    record();
-  } else {
-    auto result = stage();
-    record();
-    return result;
+  try {
+    if constexpr (std::is_void_v<decltype(stage())>) {
+      stage();
+      record(false);
+    } else {
+      auto result = stage();
+      record(false);
+      return result;
+    }
+  } catch (...) {
+    record(true);
+    throw;
   }
 }
 
@@ -108,7 +124,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       // From here the ONNX model alone holds the parameters, so a folded copy (a transposed
       // weight) replaces its original instead of sitting beside it.
       prepared.reset();
-      timed("onnx passes", [&] { run_onnx_passes(model, options_); });
+      report_.pass_results = timed("onnx passes", [&] { return run_onnx_passes(model, options_); }).summary();
       const ModelMeta meta = model_meta_for(model);
       WriteProgress bytes_written;
       if (progress_)
@@ -127,7 +143,12 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
         place_initializer_data(structure, written.payload, model);
       }
     }  // the model is released before the check
-    if (options_.check) timed("check", [&] { check_written_file(std::move(structure)); });
+    report_.file_bytes = file_size_or_zero(output_path_);
+    if (!report_.external_data_path.empty()) report_.external_data_bytes = file_size_or_zero(report_.external_data_path);
+    if (options_.check) {
+      timed("check", [&] { check_written_file(std::move(structure)); });
+      report_.checker = "ok";
+    }
   } catch (Error& e) {
     e.add_context(ErrorContext::for_file(model_file_));
     throw;

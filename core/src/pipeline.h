@@ -17,8 +17,9 @@ namespace onnxport::core {
 
 class Pipeline {
  public:
+  // `report` is filled as the stages run, so that it tells how far a failed export got.
   Pipeline(const Registry& registry, const ExportOptions& options, std::string model_file, std::string output_path,
-           ProgressCallback progress = {});
+           ExportReport& report, ProgressCallback progress = {});
 
   // `load` is the load stage for this kind of source (a file, a module, a traced function).
   ExportReport run(const std::function<LoadedModel()>& load);
@@ -36,7 +37,7 @@ class Pipeline {
   const ExportOptions& options_;
   const std::string model_file_;
   const std::string output_path_;
-  ExportReport report_;
+  ExportReport& report_;
   ProgressCallback progress_;
 };
 

@@ -17,6 +17,7 @@ from typing import List
 import numpy as np
 import onnx
 import torch
+from onnx import numpy_helper
 
 CLI = os.environ["ONNXPORT"]
 PACKS = os.environ["ONNXPORT_TEST_PACKS"]
@@ -84,6 +85,20 @@ class Unsupported(torch.nn.Module):
         return torch.lgamma(y.abs() + 1)[:, :2] + torch.digamma(torch.special.erfinv(x[:, :2] * 0.1).abs() + 1)
 
 
+class Projection(torch.nn.Module):
+    """A Linear on a 3-d input (MatMul on the transposed weight), a view to the shape the value
+    already has, and a transpose and a permute that are the same ONNX Transpose: what parameter
+    names, no-op removal and merging meet (TorchScript's own CSE only merges equal torch ops)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(8)
+        self.proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.proj(self.ln(x)).view(2, 5, 8) + (x.transpose(1, 2) * x.permute(0, 2, 1)).transpose(1, 2)
+
+
 def path(*names):
     return os.path.join(TMP, *names)
 
@@ -141,6 +156,10 @@ class CliTest(unittest.TestCase):
         torch.jit.trace(Hard(), hx).save(path("hard.pt"))
         save_npy_manifest("hard", [hx], [Hard()(hx)])
         torch.jit.trace(Unsupported().eval(), torch.randn(4, 4) * 0.1).save(path("unsupported.pt"))
+        px = torch.randn(2, 5, 8)
+        projection = Projection().eval()
+        torch.jit.trace(projection, px).save(path("projection.pt"))
+        save_npy_manifest("projection", [px], [projection(px)])
         for name, fn in (("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("neg", torch.neg), ("exp", torch.exp),
                          ("leaky_relu", torch.nn.functional.leaky_relu), ("abs", torch.abs)):
             torch.jit.trace(Wrapper(fn), torch.randn(2, 3)).save(path(f"uses_{name}.pt"))
@@ -186,6 +205,102 @@ class CliTest(unittest.TestCase):
         self.assertIn("features.2.running_mean", inits)
         self.assertIn("classifier.weight", inits)
         self.assertIn("/features/features.0/Conv", [n.name for n in g.node])
+
+    def test_a_transposed_linear_weight_keeps_its_parameter_name(self):
+        out = path("projection.onnx")
+        run("export", path("projection.pt"), "-o", out, "--input", "x=" + path("projection.in0.npy"))
+        inits = {i.name: i for i in onnx.load(out).graph.initializer}
+        self.assertIn("proj.weight", inits)
+        self.assertEqual(list(inits["proj.weight"].dims), [8, 8])
+        self.assertIn("parameter proj.weight through Transpose", inits["proj.weight"].doc_string)
+        w = torch.jit.load(path("projection.pt")).proj.weight.detach().numpy()
+        np.testing.assert_array_equal(numpy_helper.to_array(inits["proj.weight"]), w.T)
+        self.assertFalse([n for n in inits if "Transpose" in n])
+        ok, log = ort_matches(out, "projection")
+        self.assertTrue(ok, log)
+
+    def test_optimize_1_removes_noops_and_repeats_and_optimize_0_keeps_them(self):
+        def export(level):
+            out = path(f"projection.O{level}.onnx")
+            r = run("export", path("projection.pt"), "-o", out, "--input", "x=" + path("projection.in0.npy"),
+                    "--optimize", level, "--verbose")
+            ok, log = ort_matches(out, "projection")
+            self.assertTrue(ok, log)
+            return [n.op_type for n in onnx.load(out).graph.node], r.stdout
+
+        plain, _ = export("0")
+        optimized, verbose = export("1")
+        self.assertEqual((plain.count("Reshape"), plain.count("Transpose")), (1, 3), plain)
+        self.assertEqual((optimized.count("Reshape"), optimized.count("Transpose")), (0, 2), optimized)
+        self.assertEqual(len(plain) - len(optimized), 3)  # the Reshape's shape Constant goes with it
+        self.assertIn("pass no-op removal: Reshape x1", verbose)
+        self.assertIn("pass common-subexpression elimination: 1 node merged into earlier ones", verbose)
+        r = run("export", path("projection.pt"), "-o", path("o3.onnx"), "--input", "x:2x5x8", "--optimize", "3",
+                ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("optimize level 3 is out of range", r.stderr)
+
+    def test_report_json_and_markdown_describe_the_export(self):
+        out = path("reported.onnx")
+        report = path("report.json")
+        run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", "--report", report)
+        with open(report) as fh:
+            rep = json.load(fh)
+        self.assertEqual(rep["schema"], "onnxport-export-report/1")
+        self.assertEqual((rep["status"], rep["error"], rep["output"], rep["mode"]), ("ok", None, out, "trace"))
+        self.assertEqual([s["name"] for s in rep["stages"]],
+                         ["load", "prepare", "resolve", "convert", "prove dynamic axes", "onnx passes", "write", "check"])
+        self.assertTrue(all(s["status"] == "ok" and s["seconds"] >= 0 and s["peak_rss_bytes"] > 0
+                            for s in rep["stages"]))
+        self.assertAlmostEqual(rep["total_seconds"], sum(s["seconds"] for s in rep["stages"]), places=6)
+        m = onnx.load(out)
+        self.assertEqual(rep["graph"]["nodes"], len(m.graph.node))
+        self.assertEqual(rep["graph"]["initializers"], len(m.graph.initializer))
+        self.assertEqual(rep["graph"]["initializer_bytes"], sum(len(i.raw_data) for i in m.graph.initializer))
+        self.assertEqual(sum(rep["graph"]["op_histogram"].values()), len(m.graph.node))
+        self.assertEqual(sum(n for ops in rep["graph"]["ops_by_pack"].values() for n in ops.values()),
+                         len(m.graph.node))
+        self.assertEqual(rep["graph"]["ops_by_pack"]["nn"]["aten::_convolution"], 1)
+        self.assertEqual(rep["checker"], "ok")
+        self.assertEqual(rep["files"]["model_bytes"], os.path.getsize(out))
+        self.assertEqual(rep["options"]["opset_version"], 17)
+
+        md = path("report.md")
+        run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", "--report", md)
+        with open(md) as fh:
+            text = fh.read()
+        self.assertIn("- status: **ok**; checker: ok", text)
+        self.assertIn("| nn | aten::_convolution | 1 |", text)
+        self.assertIn("| check | ok |", text)
+
+    def test_report_of_a_failed_export_names_the_stage_and_error(self):
+        out = path("unsupported_reported.onnx")
+        report = path("failed.json")
+        r = run("export", path("unsupported.pt"), "-o", out, "--input", "x:4x4", "--report", report, ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertNoLeftovers(out)
+        with open(report) as fh:
+            rep = json.load(fh)
+        self.assertEqual((rep["status"], rep["output"], rep["checker"]), ("failed", None, "skipped"))
+        self.assertEqual(rep["error"]["kind"], "unsupported op")
+        self.assertEqual(rep["error"]["stage"], "resolve")
+        self.assertIn("aten::lgamma x1 in <top>", rep["error"]["message"])
+        self.assertIn("--plugin-dir", rep["error"]["hint"])
+        self.assertEqual([(s["name"], s["status"]) for s in rep["stages"]][-1], ("resolve", "failed"))
+        self.assertEqual(rep["graph"]["nodes"], 0)
+
+    def test_report_path_is_checked_before_the_export(self):
+        with open(path("cfg.json"), "w") as fh:
+            fh.write("{}")
+        for report, expect in (("report.txt", "extension, .json or .md"), ("same.onnx", "also an output"),
+                               ("cfg.json", "is the same file as '" + path("cfg.json") + "', an input")):
+            r = run("export", path("small.pt"), "-o", path("same.onnx"), "--input", "x:2x3x6x6",
+                    "--config", path("cfg.json"), "--report", path(report), ok=False)
+            self.assertEqual(r.returncode, 1, report)
+            self.assertIn(expect, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertFalse(os.path.exists(path("same.onnx")))
+        self.assertFalse(os.path.exists(path("report.txt")))
 
     def test_dynamic_axes_become_dim_params_and_run_at_other_sizes(self):
         out = path("dyn.onnx")

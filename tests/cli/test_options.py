@@ -64,6 +64,7 @@ SAMPLES = {
                             ["--custom-opset", "com.b=5", "--custom-opset", "com.c=1"], {"com.a": 2, "com.b": 3},
                             {"com.b": 5, "com.c": 1}, both={"com.a": 2, "com.b": 5, "com.c": 1}),
     "do_constant_folding": switch("--no-constant-folding", True),
+    "optimize": Sample("--optimize", 1, 0, ["--optimize", "0"], 0, 0, config_against=1),
     "export_params": switch("--no-export-params", True),
     "keep_initializers_as_inputs": switch("--keep-initializers-as-inputs", False),
     "training": Sample("--training", "eval", "train", ["--training", "preserve"], "train", "preserve"),

@@ -134,6 +134,46 @@ TEST_CASE("a chain of ops on initializers folds into initializers named after th
   CHECK(from_type_proto(m.value_types.at("m")).str() == "float32[2]");
 }
 
+TEST_CASE("a parameter that folds wholly into a value of its size lends that value its name and a doc_string") {
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 3}));
+  m.initializers.push_back({"fc.weight", float_tensor({2, 3}, {1, 2, 3, 4, 5, 6})});
+  m.initializers.push_back({"fc.bias", Tensor::floats({0.5f, -0.5f})});
+  m.nodes.push_back(onnx_node("Transpose", {"fc.weight"}, {"t"}, {attr_ints("perm", {1, 0})}));
+  m.nodes.push_back(onnx_node("Neg", {"t"}, {"n"}));            // a chain: the name passes on
+  m.nodes.push_back(onnx_node("MatMul", {"x", "n"}, {"mm"}));  // reads a graph input: stays
+  m.nodes.push_back(onnx_node("Add", {"mm", "fc.bias"}, {"y"}));
+  add_output(m, "y");
+
+  const FoldStats stats = fold_constants(m, 17, true);
+  CHECK(stats.folded_nodes == 2);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"MatMul", "Add"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x", "fc.weight"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"fc.bias", "fc.weight"});
+  REQUIRE(find_initializer(m, "fc.weight") != nullptr);
+  const Initializer& w = *find_initializer(m, "fc.weight");
+  CHECK(w.tensor.shape() == std::vector<int64_t>{3, 2});
+  CHECK(values(w.tensor) == std::vector<double>{-1, -4, -2, -5, -3, -6});
+  CHECK(w.doc == "folded at export by onnxport: parameter fc.weight through Transpose, Neg");
+  REQUIRE(m.value_types.count("fc.weight") == 1);
+  CHECK(from_type_proto(m.value_types.at("fc.weight")).str() == "float32[3,2]");
+}
+
+TEST_CASE("a folded value computed from two initializers, or of another size, keeps its own name") {
+  OnnxModel m;
+  add_input(m, "x", float_type({1}));
+  m.initializers.push_back({"a", Tensor::floats({1.0f, 2.0f})});
+  m.initializers.push_back({"b", Tensor::floats({3.0f, 4.0f})});
+  m.nodes.push_back(onnx_node("Add", {"a", "b"}, {"s"}));
+  m.nodes.push_back(onnx_node("Concat", {"s", "s"}, {"r"}, {attr_i("axis", 0)}));
+  m.nodes.push_back(onnx_node("Add", {"x", "r"}, {"y"}));
+  add_output(m, "y");
+
+  fold_constants(m, 17, true);
+  CHECK(initializer_names(m) == std::vector<std::string>{"r"});
+  CHECK(m.initializers[0].doc.empty());
+}
+
 TEST_CASE("folding keeps an initializer that an unfolded node still reads, and a graph output") {
   OnnxModel m;
   add_input(m, "x", float_type({2}));
@@ -411,4 +451,148 @@ TEST_CASE("run_onnx_passes does not fuse in training mode or without exported pa
   CHECK(stats.fused_conv_bn == 0);
   CHECK(stats.folded_nodes == 0);
   CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv", "BatchNormalization", "Add", "Add"});
+}
+
+// ---- remove_noops -----------------------------------------------------------------------------
+
+TEST_CASE("no-op removal drops nodes that give their input back and rewires their readers") {
+  OnnxModel m;
+  add_input(m, "x", float_type({2, 3}));
+  m.nodes.push_back(onnx_node("Identity", {"x"}, {"i"}));
+  m.nodes.push_back(onnx_node("Cast", {"i"}, {"c"}, {attr_i("to", 1)}));  // float -> float
+  m.nodes.push_back(onnx_node("Transpose", {"c"}, {"t"}, {attr_ints("perm", {0, 1})}));
+  m.nodes.push_back(onnx_node("Reshape", {"t", "shape"}, {"r"}));
+  m.value_types["r"] = to_type_proto(float_type({2, 3}));
+  m.initializers.push_back({"shape", Tensor::ints({2, 3})});
+  m.nodes.push_back(onnx_node("Dropout", {"r"}, {"d"}));
+  m.nodes.push_back(onnx_node("Relu", {"d"}, {"y"}));
+  add_output(m, "y");
+
+  const auto removed = remove_noops(m, 17, /*inference=*/true);
+  CHECK(removed == std::map<std::string, size_t>{
+                       {"Cast", 1}, {"Dropout", 1}, {"Identity", 1}, {"Reshape", 1}, {"Transpose", 1}});
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Relu"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x"});
+}
+
+TEST_CASE("no-op removal keeps nodes that change their input, read masks, training dropout and graph outputs") {
+  OnnxModel m;
+  add_input(m, "x", float_type({2, 3}));
+  m.nodes.push_back(onnx_node("Cast", {"x"}, {"c"}, {attr_i("to", 7)}));                 // float -> int64
+  m.nodes.push_back(onnx_node("Transpose", {"x"}, {"t"}, {attr_ints("perm", {1, 0})}));  // a real permutation
+  m.nodes.push_back(onnx_node("Transpose", {"x"}, {"rev"}));                             // no perm: reversed
+  m.nodes.push_back(onnx_node("Reshape", {"x", "shape"}, {"r"}));
+  m.value_types["r"] = to_type_proto(float_type({3, 2}));
+  m.initializers.push_back({"shape", Tensor::ints({3, 2})});
+  m.nodes.push_back(onnx_node("Dropout", {"x"}, {"d", "mask"}));  // its mask is read below
+  m.nodes.push_back(onnx_node("Not", {"mask"}, {"nm"}));
+  m.nodes.push_back(onnx_node("Identity", {"x"}, {"out"}));  // makes a graph output
+  for (const char* name : {"c", "t", "rev", "r", "d"}) m.nodes.push_back(onnx_node("Neg", {name}, {name + std::string("_n")}));
+  for (const char* out : {"c_n", "t_n", "rev_n", "r_n", "d_n", "nm", "out"}) add_output(m, out);
+
+  CHECK(remove_noops(m, 17, true).empty());
+  CHECK(m.nodes.size() == 12);
+  SUBCASE("Dropout in training mode stays even with its mask unread") {
+    OnnxModel t;
+    add_input(t, "x", float_type({2}));
+    t.nodes.push_back(onnx_node("Dropout", {"x"}, {"d"}));
+    t.nodes.push_back(onnx_node("Relu", {"d"}, {"y"}));
+    add_output(t, "y");
+    CHECK(remove_noops(t, 17, /*inference=*/false).empty());
+    CHECK(t.nodes.size() == 2);
+  }
+}
+
+// ---- eliminate_common_subexpressions ----------------------------------------------------------
+
+TEST_CASE("common-subexpression elimination merges repeated nodes and what repeats because of them") {
+  OnnxModel m;
+  add_input(m, "x", float_type({4}));
+  m.nodes.push_back(constant_node("k1", Tensor::floats({2.0f})));
+  m.nodes.push_back(constant_node("k2", Tensor::floats({2.0f})));  // the same constant
+  m.nodes.push_back(onnx_node("Mul", {"x", "k1"}, {"m1"}));
+  m.nodes.push_back(onnx_node("Mul", {"x", "k2"}, {"m2"}));        // repeats once k2 is k1
+  m.nodes.push_back(onnx_node("LeakyRelu", {"m1"}, {"l1"}, {attr_f("alpha", 0.1f)}));
+  m.nodes.push_back(onnx_node("LeakyRelu", {"m2"}, {"l2"}, {attr_f("alpha", 0.2f)}));  // other alpha
+  m.nodes.push_back(onnx_node("RandomNormalLike", {"x"}, {"n1"}));
+  m.nodes.push_back(onnx_node("RandomNormalLike", {"x"}, {"n2"}));  // random: never merged
+  OnnxNode custom = onnx_node("Scale", {"x"}, {"s1"});
+  custom.proto.set_domain("com.vendor");
+  m.nodes.push_back(custom);
+  custom.proto.set_output(0, "s2");
+  m.nodes.push_back(custom);  // a custom-domain op: never merged
+  m.nodes.push_back(onnx_node("Sum", {"m1", "m2", "l1", "l2", "n1", "n2", "s1", "s2"}, {"y"}));
+  add_output(m, "y");
+
+  CHECK(eliminate_common_subexpressions(m) == 2);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Constant", "Mul", "LeakyRelu", "LeakyRelu", "RandomNormalLike",
+                                                      "RandomNormalLike", "Scale", "Scale", "Sum"});
+  CHECK(inputs_of(m.nodes.back().proto) ==
+        std::vector<std::string>{"m1", "m1", "l1", "l2", "n1", "n2", "s1", "s2"});
+}
+
+TEST_CASE("a repeated node whose output is a graph output stays") {
+  OnnxModel m;
+  add_input(m, "x", float_type({4}));
+  m.nodes.push_back(onnx_node("Relu", {"x"}, {"a"}));
+  m.nodes.push_back(onnx_node("Relu", {"x"}, {"b"}));
+  add_output(m, "a");
+  add_output(m, "b");
+  CHECK(eliminate_common_subexpressions(m) == 0);
+  CHECK(m.nodes.size() == 2);
+}
+
+// ---- deduplicate_initializers -----------------------------------------------------------------
+
+TEST_CASE("initializer deduplication keeps one of equal tensors (tied weights) and rewires readers") {
+  OnnxModel m;
+  add_input(m, "x", float_type({2}));
+  const Tensor tied = Tensor::floats({1.0f, 2.0f});
+  m.initializers.push_back({"embed.weight", tied});
+  m.initializers.push_back({"head.weight", tied});                        // the same memory
+  m.initializers.push_back({"copy", Tensor::floats({1.0f, 2.0f})});       // equal bytes, own memory
+  m.initializers.push_back({"other", Tensor::floats({1.0f, 3.0f})});      // same shape, other bytes
+  m.initializers.push_back({"as_int", Tensor::ints({1, 2})});             // other dtype
+  m.initializers.push_back({"out_const", Tensor::floats({1.0f, 2.0f})});  // a graph output
+  m.nodes.push_back(onnx_node("Sum", {"x", "embed.weight", "head.weight", "copy", "other"}, {"y"}));
+  m.nodes.push_back(onnx_node("Cast", {"as_int"}, {"z"}, {attr_i("to", 1)}));
+  add_output(m, "y");
+  add_output(m, "z");
+  add_output(m, "out_const");
+
+  CHECK(deduplicate_initializers(m) == 2);
+  CHECK(initializer_names(m) == std::vector<std::string>{"embed.weight", "other", "as_int", "out_const"});
+  CHECK(inputs_of(m.nodes[0].proto) ==
+        std::vector<std::string>{"x", "embed.weight", "embed.weight", "embed.weight", "other"});
+}
+
+TEST_CASE("run_onnx_passes at optimize 1 removes no-ops and repeats; at 0 it leaves them") {
+  auto model = [] {
+    OnnxModel m;
+    add_input(m, "x", float_type({2}));
+    m.initializers.push_back({"w1", Tensor::floats({1.0f, 2.0f})});
+    m.initializers.push_back({"w2", Tensor::floats({1.0f, 2.0f})});
+    m.nodes.push_back(onnx_node("Identity", {"x"}, {"i"}));
+    m.nodes.push_back(onnx_node("Add", {"i", "w1"}, {"a1"}));
+    m.nodes.push_back(onnx_node("Add", {"i", "w2"}, {"a2"}));
+    m.nodes.push_back(onnx_node("Mul", {"a1", "a2"}, {"y"}));
+    add_output(m, "y");
+    return m;
+  };
+  ExportOptions o = passes_options();
+  OnnxModel plain = model();
+  o.optimize = 0;
+  run_onnx_passes(plain, o);
+  CHECK(op_types(plain.nodes) == std::vector<std::string>{"Identity", "Add", "Add", "Mul"});
+
+  OnnxModel optimized = model();
+  o.optimize = 1;
+  const PassStats stats = run_onnx_passes(optimized, o);
+  CHECK(op_types(optimized.nodes) == std::vector<std::string>{"Add", "Mul"});
+  CHECK(initializer_names(optimized) == std::vector<std::string>{"w1"});
+  // w2 became w1, so the second Add repeated the first.
+  CHECK(inputs_of(optimized.nodes[1].proto) == std::vector<std::string>{"a1", "a1"});
+  CHECK(stats.summary() == std::vector<std::string>{"no-op removal: Identity x1",
+                                                    "common-subexpression elimination: 1 node merged into earlier ones",
+                                                    "initializer deduplication: 1 initializers equal to another removed"});
 }

@@ -22,6 +22,7 @@ struct StageReport {
   std::string name;
   double seconds = 0;
   size_t peak_rss_bytes = 0;
+  bool failed = false;  // the stage threw: the export stopped here
 };
 
 struct ExportReport {
@@ -30,6 +31,11 @@ struct ExportReport {
   size_t initializer_count = 0;
   size_t initializer_bytes = 0;
   std::map<std::string, size_t> op_histogram;  // ONNX op_type -> count
+  // op pack -> torch op -> ONNX nodes of the written graph it made ("" pack: the core's own nodes)
+  std::map<std::string, std::map<std::string, size_t>> pack_ops;
+  size_t file_bytes = 0;           // the written .onnx file
+  size_t external_data_bytes = 0;  // the external data file, if any
+  std::string checker = "skipped";  // "ok" once the ONNX checker and shape inference accepted the file
   std::map<std::string, size_t> fallback_ops;  // torch op -> nodes kept as ATen/fallthrough nodes
   std::map<std::string, size_t> core_ops;      // torch op -> nodes the core converted itself (prim::If, ...)
   std::string graph_text;                      // readable graph (filled with options.verbose)
@@ -40,6 +46,7 @@ struct ExportReport {
   std::vector<StageReport> stages;             // in the order they ran
   std::string external_data_path;              // where the parameters went, if not into the model
   std::vector<std::string> notes;              // what the export decided on its own (external data, ...)
+  std::vector<std::string> pass_results;       // what each graph pass changed, one line each
 };
 
 // What an export is doing, for a progress display: the stage it entered and, while the write
@@ -76,11 +83,15 @@ class Exporter {
 
   Registry& registry();
   const PackLoader& loader() const;
+  // The last export's report; after a failed export, as far as it got (the failed stage last,
+  // marked failed).
+  const ExportReport& last_report() const { return last_report_; }
 
  private:
   std::unique_ptr<Registry> registry_;
   std::unique_ptr<PackLoader> loader_;
   ProgressCallback progress_;
+  ExportReport last_report_;
 };
 
 // Loads a library that registers custom torch ops (TORCH_LIBRARY), e.g. a vendor's kernels or

@@ -66,6 +66,9 @@ struct ExportOptions {
   bool check = true;        // run the ONNX checker + shape inference on the written file
   bool provenance = false;  // each node's doc_string: op pack, torch op, module path, source
   uint64_t seed = 0;        // random example inputs
+  // Graph passes after conversion: 0 does what torch.onnx does (dead code, constant folding,
+  // Conv+BN fusion); 1 also removes no-ops, merges repeated nodes and deduplicates initializers.
+  int optimize = 1;
   // Every initializer goes to one file beside the model (ONNX external data): external_data_file,
   // or "<model file>.data" when that is empty. Without it, parameters go into the model unless
   // they would pass protobuf's 2 GiB limit (then to "<model file>.data", with a note in the report).

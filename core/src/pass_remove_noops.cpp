@@ -1,0 +1,111 @@
+#include <unordered_map>
+#include <unordered_set>
+
+#include "passes.h"
+
+namespace onnxport::core {
+
+namespace {
+
+// What the model knows of each value's type: graph inputs, initializers, per-node inference.
+std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model) {
+  std::unordered_map<std::string, TensorType> types;
+  for (const auto& in : model.inputs)
+    if (!in.sequence) types[in.name] = in.type;
+  for (const auto& init : model.initializers) {
+    TensorType t;
+    t.dtype = init.tensor.dtype();
+    std::vector<Dim> dims;
+    for (int64_t d : init.tensor.shape()) dims.push_back(Dim::fixed(d));
+    t.shape = dims;
+    types[init.name] = t;
+  }
+  for (const auto& [name, proto] : model.value_types)
+    if (proto.has_tensor_type()) types.emplace(name, from_type_proto(proto));
+  return types;
+}
+
+const onnx::AttributeProto* attribute(const onnx::NodeProto& p, const char* name) {
+  for (const auto& a : p.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+bool is_identity_permutation(const onnx::NodeProto& p, const std::optional<TensorType>& in) {
+  const auto* perm = attribute(p, "perm");
+  if (!perm) return in && in->shape && in->shape->size() <= 1;  // no perm reverses the dims
+  for (int i = 0; i < perm->ints_size(); ++i)
+    if (perm->ints(i) != i) return false;
+  return true;
+}
+
+// Reshape, Expand, Flatten and Squeeze leave a value alone when its static shape comes out equal.
+bool keeps_static_shape(const std::optional<TensorType>& in, const std::optional<TensorType>& out) {
+  if (!in || !out) return false;
+  auto a = in->static_shape(), b = out->static_shape();
+  return a && b && *a == *b;
+}
+
+// Dropout computes its input unchanged in inference: its mask output unread, and (from opset 12)
+// no training_mode input.
+bool is_inference_dropout(const onnx::NodeProto& p, const std::unordered_map<std::string, int>& readers,
+                          int opset) {
+  if (opset < 7) return false;  // Dropout-6 and older take an is_test attribute
+  if (p.input_size() > 2 && !p.input(2).empty()) return false;
+  return p.output_size() < 2 || p.output(1).empty() || !readers.count(p.output(1));
+}
+
+}  // namespace
+
+std::map<std::string, size_t> remove_noops(OnnxModel& model, int opset, bool inference) {
+  const auto types = known_types(model);
+  auto type_of = [&](const std::string& name) -> std::optional<TensorType> {
+    auto t = types.find(name);
+    return t == types.end() ? std::nullopt : std::optional<TensorType>(t->second);
+  };
+  std::unordered_map<std::string, int> readers;
+  for (const auto& node : model.nodes) {
+    for (const auto& name : node.proto.input()) ++readers[name];
+    for (const auto& name : captured_names(node.proto)) ++readers[name];
+  }
+  std::unordered_set<std::string> graph_outputs;
+  for (const auto& out : model.outputs) graph_outputs.insert(out.name);
+
+  std::map<std::string, size_t> removed;
+  std::unordered_map<std::string, std::string> renames;  // a no-op's output -> its input
+  std::vector<OnnxNode> kept;
+  kept.reserve(model.nodes.size());
+  for (auto& node : model.nodes) {
+    auto& p = node.proto;
+    replace_uses(p, renames);
+    const bool standard = p.domain().empty() || p.domain() == "ai.onnx";
+    bool noop = false;
+    if (standard && p.input_size() >= 1 && !p.input(0).empty() && p.output_size() >= 1 &&
+        !graph_outputs.count(p.output(0))) {
+      const std::string& op = p.op_type();
+      const auto in = type_of(p.input(0));
+      if (op == "Identity") {
+        noop = true;
+      } else if (op == "Cast") {
+        const auto* to = attribute(p, "to");
+        noop = to && in && in->dtype != DType::Undefined && static_cast<int64_t>(in->dtype) == to->i();
+      } else if (op == "Transpose") {
+        noop = is_identity_permutation(p, in);
+      } else if (op == "Reshape" || op == "Expand" || op == "Flatten" || op == "Squeeze") {
+        noop = keeps_static_shape(in, type_of(p.output(0)));
+      } else if (op == "Dropout") {
+        noop = inference && is_inference_dropout(p, readers, opset);
+      }
+    }
+    if (!noop) {
+      kept.push_back(std::move(node));
+      continue;
+    }
+    renames[p.output(0)] = p.input(0);
+    ++removed[p.op_type()];
+  }
+  model.nodes = std::move(kept);
+  return removed;
+}
+
+}  // namespace onnxport::core
