@@ -28,14 +28,6 @@ onnx::TensorProto initializer_header(const Initializer& init) {
   return p;
 }
 
-TensorType type_of_initializer(const Initializer& init) {
-  TensorType t;
-  t.dtype = init.tensor.dtype();
-  std::vector<Dim> dims;
-  for (int64_t d : init.tensor.shape()) dims.push_back(Dim::fixed(d));
-  t.shape = dims;
-  return t;
-}
 }  // namespace
 
 onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta, bool with_initializer_headers) {
@@ -62,7 +54,7 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
   // Before IR version 4 every initializer must also be a graph input.
   const bool params_as_inputs = !meta.export_params || meta.keep_initializers_as_inputs || m.ir_version() < 4;
   if (params_as_inputs)
-    for (const auto& init : model.initializers) set_value_info(*g->add_input(), init.name, type_of_initializer(init));
+    for (const auto& init : model.initializers) set_value_info(*g->add_input(), init.name, type_of_tensor(init.tensor));
   for (const auto& out : model.outputs) {
     auto* vi = g->add_output();
     set_value_info(*vi, out.name, out.type);

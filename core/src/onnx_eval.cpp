@@ -3,6 +3,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <unordered_map>
@@ -130,6 +131,20 @@ const std::unordered_map<std::string, Folder>& folders() {
          for (int64_t d : idx.sizes()) shape.push_back(d);
          for (int64_t d = axis + 1; d < in[0].dim(); ++d) shape.push_back(in[0].size(d));
          return flat.reshape(shape).contiguous();
+       }},
+      // Range(start, limit, delta): ceil((limit - start) / delta) values (none if negative), in
+      // start's dtype, so that positions = arange(n) feeds a foldable Gather. A range too long to
+      // be worth a constant is left to the runtime.
+      {"Range",
+       [](const onnx::NodeProto&, auto& in, int) -> std::optional<at::Tensor> {
+         const double start = in[0].item().toDouble(), limit = in[1].item().toDouble(),
+                      delta = in[2].item().toDouble();
+         if (delta == 0) return std::nullopt;
+         const double count = std::max(std::ceil((limit - start) / delta), 0.0);
+         if (count > double(1 << 24)) return std::nullopt;
+         const auto n = static_cast<int64_t>(count);
+         const auto options = at::TensorOptions().dtype(in[0].scalar_type());
+         return at::add(at::mul(at::arange(n, at::TensorOptions().dtype(at::kDouble)), delta), start).to(options);
        }},
       {"Add", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::add(in[0], in[1])); }},
       {"Sub", [](auto&, auto& in, int) { return std::optional<at::Tensor>(at::sub(in[0], in[1])); }},

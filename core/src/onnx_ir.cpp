@@ -109,6 +109,15 @@ void replace_uses(std::vector<OnnxNode>& nodes, const std::unordered_map<std::st
   for (auto& node : nodes) replace_uses(node.proto, renames);
 }
 
+TensorType type_of_tensor(const Tensor& t) {
+  TensorType type;
+  type.dtype = t.dtype();
+  std::vector<Dim> dims;
+  for (int64_t d : t.shape()) dims.push_back(Dim::fixed(d));
+  type.shape = dims;
+  return type;
+}
+
 TensorType from_type_proto(const onnx::TypeProto& t) {
   TensorType out;
   if (!t.has_tensor_type()) return out;

@@ -69,6 +69,8 @@ class CoreValue : public Value {
   }
 };
 
+// A tensor's dtype and (fully static) shape.
+TensorType type_of_tensor(const Tensor& t);
 // TensorType <-> onnx::TypeProto.
 TensorType from_type_proto(const onnx::TypeProto& t);
 onnx::TypeProto to_type_proto(const TensorType& t);

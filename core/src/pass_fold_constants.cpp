@@ -38,14 +38,6 @@ std::optional<std::vector<at::Tensor>> constant_inputs(const onnx::NodeProto& p,
   return inputs;
 }
 
-TensorType static_type_of(const Tensor& t) {
-  TensorType type;
-  type.dtype = t.dtype();
-  std::vector<Dim> dims;
-  for (int64_t d : t.shape()) dims.push_back(Dim::fixed(d));
-  type.shape = dims;
-  return type;
-}
 
 }  // namespace
 
@@ -132,7 +124,7 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
     folded.push_back(Initializer{out, borrow_tensor(*result), doc});
     dead_folded.push_back(false);
     consts[out] = to_aten(folded.back().tensor);
-    model.value_types[out] = to_type_proto(static_type_of(folded.back().tensor));
+    model.value_types[out] = to_type_proto(type_of_tensor(folded.back().tensor));
   }
   model.nodes = std::move(kept);
   std::vector<Initializer> live;

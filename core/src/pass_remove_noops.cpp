@@ -12,14 +12,7 @@ std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model) 
   std::unordered_map<std::string, TensorType> types;
   for (const auto& in : model.inputs)
     if (!in.sequence) types[in.name] = in.type;
-  for (const auto& init : model.initializers) {
-    TensorType t;
-    t.dtype = init.tensor.dtype();
-    std::vector<Dim> dims;
-    for (int64_t d : init.tensor.shape()) dims.push_back(Dim::fixed(d));
-    t.shape = dims;
-    types[init.name] = t;
-  }
+  for (const auto& init : model.initializers) types[init.name] = type_of_tensor(init.tensor);
   for (const auto& [name, proto] : model.value_types)
     if (proto.has_tensor_type()) types.emplace(name, from_type_proto(proto));
   return types;

@@ -109,6 +109,32 @@ TEST_CASE("Gather picks along its axis, wraps negative indices and keeps the ind
   CHECK(values_of(*dim0) == std::vector<int64_t>{8});
 }
 
+TEST_CASE("Range gives ceil((limit - start) / delta) values in start's dtype, and none when that is negative") {
+  auto ints = eval(node_proto("Range", {"s", "l", "d"}, {"y"}),
+                   {at::scalar_tensor(2, at::kLong), at::scalar_tensor(9, at::kLong), at::scalar_tensor(3, at::kLong)});
+  REQUIRE(ints.has_value());
+  CHECK(scalar_type_name(*ints) == "Long");
+  CHECK(std::vector<int64_t>(ints->data_ptr<int64_t>(), ints->data_ptr<int64_t>() + ints->numel()) ==
+        std::vector<int64_t>{2, 5, 8});
+  auto down = eval(node_proto("Range", {"s", "l", "d"}, {"y"}),
+                   {at::scalar_tensor(1.0f), at::scalar_tensor(0.0f), at::scalar_tensor(-0.25f)});
+  REQUIRE(down.has_value());
+  CHECK(scalar_type_name(*down) == "Float");
+  CHECK(at::allclose(*down, at::tensor({1.0f, 0.75f, 0.5f, 0.25f})));
+  auto empty = eval(node_proto("Range", {"s", "l", "d"}, {"y"}),
+                    {at::scalar_tensor(5, at::kLong), at::scalar_tensor(1, at::kLong), at::scalar_tensor(1, at::kLong)});
+  REQUIRE(empty.has_value());
+  CHECK(empty->numel() == 0);
+  // delta 0 never ends, and a huge range is no constant worth writing: both left to the runtime.
+  CHECK_FALSE(eval(node_proto("Range", {"s", "l", "d"}, {"y"}),
+                   {at::scalar_tensor(0, at::kLong), at::scalar_tensor(4, at::kLong), at::scalar_tensor(0, at::kLong)})
+                  .has_value());
+  CHECK_FALSE(eval(node_proto("Range", {"s", "l", "d"}, {"y"}),
+                   {at::scalar_tensor(0, at::kLong), at::scalar_tensor(int64_t(1) << 40, at::kLong),
+                    at::scalar_tensor(1, at::kLong)})
+                  .has_value());
+}
+
 TEST_CASE("Unsqueeze reads axes from the attribute before opset 13 and from input 1 from opset 13") {
   at::Tensor x = longs({7, 8});
   const auto with_attr = node_proto("Unsqueeze", {"x"}, {"y"}, {attr_ints("axes", {0, -1})});
