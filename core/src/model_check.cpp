@@ -54,7 +54,7 @@ bool has_non_positive(const onnx::AttributeProto& a) {
 
 void refuse_attributes_inference_cannot_take(const onnx::GraphProto& graph) {
   for (const auto& node : graph.node()) {
-    const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+    const bool standard = is_standard_domain(node);
     for (const auto& a : node.attribute()) {
       if (a.has_g()) refuse_attributes_inference_cannot_take(a.g());
       for (const auto& g : a.graphs()) refuse_attributes_inference_cannot_take(g);

@@ -14,12 +14,6 @@ namespace onnxport::core {
 
 namespace {
 
-const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
 std::vector<int64_t> ints_of(const at::Tensor& t) {
   auto c = t.to(at::kLong).contiguous();
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
@@ -34,7 +28,7 @@ std::optional<std::vector<int64_t>> axes_of(const onnx::NodeProto& n, const std:
     if (in.size() > 1 && in[1].defined()) return ints_of(in[1]);
     return std::nullopt;
   }
-  if (const auto* a = attr(n, "axes")) return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  if (const auto* a = find_attribute(n, "axes")) return std::vector<int64_t>(a->ints().begin(), a->ints().end());
   return std::nullopt;
 }
 
@@ -45,14 +39,14 @@ const std::unordered_map<std::string, Folder>& folders() {
       {"Identity", [](auto&, auto& in, int) { return std::optional<at::Tensor>(in[0]); }},
       {"Cast",
        [](const onnx::NodeProto& n, auto& in, int) -> std::optional<at::Tensor> {
-         const auto* to = attr(n, "to");
+         const auto* to = find_attribute(n, "to");
          if (!to) return std::nullopt;
          return in[0].to(scalar_type_of(static_cast<DType>(to->i())));
        }},
       {"Transpose",
        [](const onnx::NodeProto& n, auto& in, int) -> std::optional<at::Tensor> {
          std::vector<int64_t> perm;
-         if (const auto* p = attr(n, "perm"))
+         if (const auto* p = find_attribute(n, "perm"))
            perm.assign(p->ints().begin(), p->ints().end());
          else
            for (int64_t i = in[0].dim() - 1; i >= 0; --i) perm.push_back(i);
@@ -81,14 +75,14 @@ const std::unordered_map<std::string, Folder>& folders() {
        }},
       {"Concat",
        [](const onnx::NodeProto& n, auto& in, int) -> std::optional<at::Tensor> {
-         const auto* axis = attr(n, "axis");
+         const auto* axis = find_attribute(n, "axis");
          if (!axis) return std::nullopt;
          return at::cat(in, axis->i());
        }},
       {"Reshape",
        [](const onnx::NodeProto& n, auto& in, int) -> std::optional<at::Tensor> {
          auto shape = ints_of(in[1]);
-         const auto* allowzero = attr(n, "allowzero");
+         const auto* allowzero = find_attribute(n, "allowzero");
          for (size_t i = 0; i < shape.size(); ++i)
            if (shape[i] == 0 && !(allowzero && allowzero->i())) shape[i] = in[0].size(static_cast<int64_t>(i));
          return in[0].reshape(shape).contiguous();
@@ -102,9 +96,9 @@ const std::unordered_map<std::string, Folder>& folders() {
            if (in.size() > 3 && in[3].defined()) axes = ints_of(in[3]);
            if (in.size() > 4 && in[4].defined()) steps = ints_of(in[4]);
          } else {
-           if (auto* a = attr(n, "starts")) starts.assign(a->ints().begin(), a->ints().end());
-           if (auto* a = attr(n, "ends")) ends.assign(a->ints().begin(), a->ints().end());
-           if (auto* a = attr(n, "axes")) axes.assign(a->ints().begin(), a->ints().end());
+           if (auto* a = find_attribute(n, "starts")) starts.assign(a->ints().begin(), a->ints().end());
+           if (auto* a = find_attribute(n, "ends")) ends.assign(a->ints().begin(), a->ints().end());
+           if (auto* a = find_attribute(n, "axes")) axes.assign(a->ints().begin(), a->ints().end());
          }
          if (axes.empty())
            for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
@@ -122,7 +116,7 @@ const std::unordered_map<std::string, Folder>& folders() {
        }},
       {"Gather",
        [](const onnx::NodeProto& n, auto& in, int) -> std::optional<at::Tensor> {
-         const auto* a = attr(n, "axis");
+         const auto* a = find_attribute(n, "axis");
          const int64_t axis = norm_axis(a ? a->i() : 0, in[0].dim());
          at::Tensor idx = in[1].to(at::kLong);
          idx = at::where(idx < 0, idx + in[0].size(axis), idx);
@@ -177,8 +171,8 @@ const std::unordered_map<std::string, Folder>& folders() {
            const int64_t v = a->i() < 0 ? a->i() + rank : a->i();
            return std::clamp<int64_t>(v, 0, rank);
          };
-         const int64_t start = bound(attr(n, "start"), 0);
-         const int64_t end = std::max(start, bound(attr(n, "end"), rank));
+         const int64_t start = bound(find_attribute(n, "start"), 0);
+         const int64_t end = std::max(start, bound(find_attribute(n, "end"), rank));
          std::vector<int64_t> dims(sizes.begin() + start, sizes.begin() + end);
          return std::optional<at::Tensor>(at::tensor(dims, at::TensorOptions().dtype(at::kLong)));
        }},

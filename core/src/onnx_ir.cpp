@@ -97,6 +97,14 @@ void rename_captured(onnx::NodeProto& node, const std::string& from, const std::
     if (a.has_g()) rename_in_graph(*a.mutable_g(), from, to);
 }
 
+const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const char* name) {
+  for (const auto& a : node.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+bool is_standard_domain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
 void replace_uses(onnx::NodeProto& node, const std::unordered_map<std::string, std::string>& renames) {
   if (renames.empty()) return;
   for (auto& name : *node.mutable_input())

@@ -83,6 +83,10 @@ onnx::TypeProto type_proto_of(const Value& v);
 std::vector<std::string> captured_names(const onnx::NodeProto& node);
 // Renames every use of `from` inside the node's sub-graphs.
 void rename_captured(onnx::NodeProto& node, const std::string& from, const std::string& to);
+// The node's attribute of that name, or nullptr.
+const onnx::AttributeProto* find_attribute(const onnx::NodeProto& node, const char* name);
+// ONNX's default domain ("" or "ai.onnx"), where the standard ops' schemas live.
+bool is_standard_domain(const onnx::NodeProto& node);
 // Replaces every read of a name in `renames` (node inputs, sub-graph captures) by its new name.
 // Graph outputs and the nodes' own outputs are left alone.
 void replace_uses(std::vector<OnnxNode>& nodes, const std::unordered_map<std::string, std::string>& renames);

@@ -18,7 +18,7 @@ bool is_random(const std::string& op) {
 // Standard-domain ops without sub-graphs: their outputs depend only on inputs and attributes.
 // Custom-domain ops are left alone (an op pack's op may have effects onnxport cannot see).
 bool is_pure(const onnx::NodeProto& p) {
-  if (!(p.domain().empty() || p.domain() == "ai.onnx") || is_random(p.op_type()) || p.output_size() == 0) return false;
+  if (!is_standard_domain(p) || is_random(p.op_type()) || p.output_size() == 0) return false;
   for (const auto& a : p.attribute())
     if (a.has_g() || a.graphs_size() > 0) return false;
   return true;

@@ -18,14 +18,8 @@ std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model) 
   return types;
 }
 
-const onnx::AttributeProto* attribute(const onnx::NodeProto& p, const char* name) {
-  for (const auto& a : p.attribute())
-    if (a.name() == name) return &a;
-  return nullptr;
-}
-
 bool is_identity_permutation(const onnx::NodeProto& p, const std::optional<TensorType>& in) {
-  const auto* perm = attribute(p, "perm");
+  const auto* perm = find_attribute(p, "perm");
   if (!perm) return in && in->shape && in->shape->size() <= 1;  // no perm reverses the dims
   for (int i = 0; i < perm->ints_size(); ++i)
     if (perm->ints(i) != i) return false;
@@ -71,16 +65,15 @@ std::map<std::string, size_t> remove_noops(OnnxModel& model, int opset, bool inf
   for (auto& node : model.nodes) {
     auto& p = node.proto;
     replace_uses(p, renames);
-    const bool standard = p.domain().empty() || p.domain() == "ai.onnx";
     bool noop = false;
-    if (standard && p.input_size() >= 1 && !p.input(0).empty() && p.output_size() >= 1 &&
+    if (is_standard_domain(p) && p.input_size() >= 1 && !p.input(0).empty() && p.output_size() >= 1 &&
         !graph_outputs.count(p.output(0))) {
       const std::string& op = p.op_type();
       const auto in = type_of(p.input(0));
       if (op == "Identity") {
         noop = true;
       } else if (op == "Cast") {
-        const auto* to = attribute(p, "to");
+        const auto* to = find_attribute(p, "to");
         noop = to && in && in->dtype != DType::Undefined && static_cast<int64_t>(in->dtype) == to->i();
       } else if (op == "Transpose") {
         noop = is_identity_permutation(p, in);
