@@ -126,9 +126,9 @@ void add_dynamic_axes(const std::string& text, DynamicAxes& axes) {
                          "write each axis as AXIS=DIM_NAME, e.g. 0=batch");
     }
     if (axes[name].count(axis))
-      throw config_error("--dynamic-axes '" + text + "': axis " + std::to_string(axis) + " of '" + name +
-                             "' is given twice",
-                         "name each axis once");
+      throw config_error(
+          "--dynamic-axes '" + text + "': axis " + std::to_string(axis) + " of '" + name + "' is given twice",
+          "name each axis once");
     axes[name][axis] = eq == std::string::npos ? generated_axis_name(name, axis) : item.substr(eq + 1);
   }
 }
@@ -351,11 +351,13 @@ std::vector<OptionRow> make_rows() {
       [](const std::map<std::string, int>& v) { return Json(v); })));
   rows.push_back(torch_onnx(switch_row("do_constant_folding", "--no-constant-folding", &O::do_constant_folding, false,
                                        "keep every computation on constants in the graph instead of folding it")));
-  rows.push_back(integer_row<int>("optimize", "--optimize", &O::optimize, "0|1", "an integer",
+  rows.push_back(integer_row<int>("optimize", "--optimize", &O::optimize, "0|1|2", "an integer",
                                   "graph passes after conversion: 0 runs what torch.onnx runs (dead code, constant "
                                   "folding, Conv+BN fusion); 1 (default) also removes no-ops (Identity, Cast to the "
                                   "same type...), merges repeated nodes and deduplicates equal initializers "
-                                  "(tied weights); --verbose lists what each pass removed"));
+                                  "(tied weights), all exact; 2 also moves a constant Add into the bias of the Conv, "
+                                  "Gemm or 2-d MatMul before it (the sum may round differently in the last bit); "
+                                  "--verbose lists what each pass removed"));
   rows.push_back(torch_onnx(switch_row("export_params", "--no-export-params", &O::export_params, false,
                                        "parameters become graph inputs without values")));
   rows.push_back(
@@ -460,12 +462,14 @@ const std::vector<ExportOption>& export_option_table() {
   return docs;
 }
 
-void load_config_file(const std::string& path, ExportOptions& o) {
-  const Json config = read_json_object(path);
+namespace {
+
+// Reads each key of a config object into `o`; `origin` starts every message ("config file 'x.json'").
+void apply_config(const Json& config, const std::string& origin, const std::string& noun, ExportOptions& o) {
   for (const auto& [key, value] : config.items()) {
     const OptionRow* row = row_for_key(key);
-    if (!row) throw config_error("config file '" + path + "': unknown key '" + key + "'", key_hint(key));
-    const std::string where = "config file '" + path + "': key '" + key + "'";
+    if (!row) throw config_error(origin + ": unknown " + noun + " '" + key + "'", key_hint(key));
+    const std::string where = origin + ": " + noun + " '" + key + "'";
     try {
       row->read_json(value, o);
     } catch (const WrongJsonType& e) {
@@ -474,6 +478,23 @@ void load_config_file(const std::string& path, ExportOptions& o) {
       throw ConfigError(where + ": " + e.message(), e.context());
     }
   }
+}
+
+}  // namespace
+
+void load_config_file(const std::string& path, ExportOptions& o) {
+  apply_config(read_json_object(path), "config file '" + path + "'", "key", o);
+}
+
+void apply_options_json(const std::string& json_object, const std::string& origin, ExportOptions& o) {
+  Json config;
+  try {
+    config = Json::parse(json_object);
+  } catch (const Json::exception& e) {
+    throw config_error(origin + ": the options are not valid JSON: " + e.what(), "pass a JSON object");
+  }
+  if (!config.is_object()) throw config_error(origin + ": the options are not a JSON object", "pass a JSON object");
+  apply_config(config, origin, "argument", o);
 }
 
 ExportOptions resolve_export_options(const std::string& config_file, const std::vector<GivenFlag>& flags) {

@@ -123,9 +123,10 @@ void ExportOptions::validate() const {
   if (opset_version < kMinOpset || opset_version > kMaxOpset)
     throw config_error("opset_version " + std::to_string(opset_version) + " is out of range",
                        "onnxport exports opsets " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
-  if (optimize < 0 || optimize > 1)
+  if (optimize < 0 || optimize > 2)
     throw config_error("optimize level " + std::to_string(optimize) + " is out of range",
-                       "use 0 (the passes torch.onnx runs) or 1 (also no-ops, repeated nodes and initializers)");
+                       "use 0 (the passes torch.onnx runs), 1 (also no-ops, repeated nodes and initializers) or 2 "
+                       "(also bias fusion)");
   std::set<std::string> given;
   for (const auto& spec : inputs)
     if (!spec.name.empty() && !given.insert(spec.name).second)

@@ -56,12 +56,7 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
   // Readers left per value (graph outputs count as one). An initializer whose last reader is
   // folded is dropped at once, so a folded copy (a transposed weight) and all the originals are
   // never in memory together.
-  std::unordered_map<std::string, int> readers;
-  for (const auto& out : model.outputs) ++readers[out.name];
-  for (const auto& node : model.nodes) {
-    for (const auto& name : node.proto.input()) ++readers[name];
-    for (const auto& name : captured_names(node.proto)) ++readers[name];
-  }
+  std::unordered_map<std::string, int> readers = ValueUses(model).readers;
   std::unordered_map<std::string, Slot> slot_of;
   for (size_t i = 0; i < model.initializers.size(); ++i) slot_of.emplace(model.initializers[i].name, Slot{false, i});
   std::vector<bool> dead_original(model.initializers.size()), dead_folded;

@@ -9,32 +9,6 @@ namespace onnxport::core {
 
 namespace {
 
-const Initializer* find_initializer(const OnnxModel& m, const std::string& name) {
-  for (const auto& i : m.initializers)
-    if (i.name == name) return &i;
-  return nullptr;
-}
-
-// Who reads each value (graph outputs and sub-graph captures count) and who produces it.
-struct Uses {
-  std::unordered_map<std::string, int> readers;
-  std::unordered_map<std::string, size_t> producer;
-
-  explicit Uses(const OnnxModel& model) {
-    for (const auto& n : model.nodes) {
-      for (const auto& in : n.proto.input()) ++readers[in];
-      for (const auto& in : captured_names(n.proto)) ++readers[in];
-    }
-    for (const auto& out : model.outputs) ++readers[out.name];
-    for (size_t i = 0; i < model.nodes.size(); ++i)
-      for (const auto& out : model.nodes[i].proto.output()) producer[out] = i;
-  }
-  int count(const std::string& name) const {
-    auto it = readers.find(name);
-    return it == readers.end() ? 0 : it->second;
-  }
-};
-
 struct ConvBn {
   onnx::NodeProto* conv;
   const onnx::NodeProto* bn;
@@ -46,7 +20,7 @@ struct ConvBn {
 // The Conv feeding BatchNormalization node `i`, when the two can become one Conv: the Conv's
 // only reader is the BN, its weight and bias are initializers only it reads, the statistics are
 // initializers and the BN is in inference mode.
-std::optional<ConvBn> fusable_pair(OnnxModel& model, size_t i, const Uses& uses) {
+std::optional<ConvBn> fusable_pair(OnnxModel& model, size_t i, const ValueUses& uses) {
   const auto& bn = model.nodes[i].proto;
   if (!bn.domain().empty() || bn.op_type() != "BatchNormalization" || bn.output_size() != 1) return std::nullopt;
   auto p = uses.producer.find(bn.input(0));
@@ -86,22 +60,10 @@ std::pair<Tensor, Tensor> fused_weight_and_bias(const ConvBn& pair) {
   return {borrow_tensor(new_w), borrow_tensor(new_b)};
 }
 
-// A Conv without bias gets one named after its weight ("conv.weight" -> "conv.bias") when free.
-std::string new_bias_name(const ConvBn& pair, const OnnxModel& model, const Uses& uses) {
-  const std::string& w_name = pair.weight->name;
-  const std::string suffix = ".weight";
-  const bool ends_in_weight =
-      w_name.size() > suffix.size() && w_name.compare(w_name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  std::string name =
-      ends_in_weight ? w_name.substr(0, w_name.size() - suffix.size()) + ".bias" : w_name + "_fused_bias";
-  if (find_initializer(model, name) || uses.readers.count(name)) name = pair.bn->output(0) + "_fused_bias";
-  return name;
-}
-
 }  // namespace
 
 size_t fuse_conv_batchnorm(OnnxModel& model) {
-  const Uses uses(model);
+  const ValueUses uses(model);
   std::vector<bool> drop(model.nodes.size(), false);
   std::vector<Initializer> added;
   std::unordered_set<std::string> replaced;  // initializers rewritten in place (by name)
@@ -111,7 +73,9 @@ size_t fuse_conv_batchnorm(OnnxModel& model) {
     auto [weight, bias] = fused_weight_and_bias(*pair);
     // The fused tensors keep the conv's parameter names.
     const std::string w_name = pair->weight->name;
-    const std::string b_name = pair->bias ? pair->bias->name : new_bias_name(*pair, model, uses);
+    const std::string b_name =
+        pair->bias ? pair->bias->name
+                   : bias_name_for(pair->weight->name, pair->bn->output(0) + "_fused_bias", model, uses);
     replaced.insert(w_name);
     if (pair->bias) replaced.insert(b_name);
     added.push_back(Initializer{w_name, std::move(weight)});
@@ -122,17 +86,9 @@ size_t fuse_conv_batchnorm(OnnxModel& model) {
     conv.set_output(0, pair->bn->output(0));
     drop[i] = true;
   }
-  if (added.empty()) return 0;
-  std::vector<OnnxNode> kept;
-  for (size_t i = 0; i < model.nodes.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(model.nodes[i]));
-  model.nodes = std::move(kept);
-  std::vector<Initializer> inits;
-  for (auto& init : model.initializers)
-    if (!replaced.count(init.name)) inits.push_back(std::move(init));
-  for (auto& a : added) inits.push_back(std::move(a));
-  model.initializers = std::move(inits);
-  return added.size() / 2;
+  const size_t fused = added.size() / 2;
+  if (fused > 0) apply_rewrite(model, drop, replaced, std::move(added));
+  return fused;
 }
 
 }  // namespace onnxport::core

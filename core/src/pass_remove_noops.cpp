@@ -7,17 +7,6 @@ namespace onnxport::core {
 
 namespace {
 
-// What the model knows of each value's type: graph inputs, initializers, per-node inference.
-std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model) {
-  std::unordered_map<std::string, TensorType> types;
-  for (const auto& in : model.inputs)
-    if (!in.sequence) types[in.name] = in.type;
-  for (const auto& init : model.initializers) types[init.name] = type_of_tensor(init.tensor);
-  for (const auto& [name, proto] : model.value_types)
-    if (proto.has_tensor_type()) types.emplace(name, from_type_proto(proto));
-  return types;
-}
-
 bool is_identity_permutation(const onnx::NodeProto& p, const std::optional<TensorType>& in) {
   const auto* perm = find_attribute(p, "perm");
   if (!perm) return in && in->shape && in->shape->size() <= 1;  // no perm reverses the dims
@@ -50,11 +39,7 @@ std::map<std::string, size_t> remove_noops(OnnxModel& model, int opset, bool inf
     auto t = types.find(name);
     return t == types.end() ? std::nullopt : std::optional<TensorType>(t->second);
   };
-  std::unordered_map<std::string, int> readers;
-  for (const auto& node : model.nodes) {
-    for (const auto& name : node.proto.input()) ++readers[name];
-    for (const auto& name : captured_names(node.proto)) ++readers[name];
-  }
+  const auto readers = ValueUses(model).readers;
   std::unordered_set<std::string> graph_outputs;
   for (const auto& out : model.outputs) graph_outputs.insert(out.name);
 

@@ -18,7 +18,11 @@ std::string nodes_text(size_t n) { return std::to_string(n) + (n == 1 ? " node" 
 std::vector<std::string> PassStats::summary() const {
   std::vector<std::string> lines;
   if (folded_nodes) lines.push_back("constant folding: " + nodes_text(folded_nodes) + " folded into initializers");
-  if (fused_conv_bn) lines.push_back("Conv+BatchNormalization fusion: " + std::to_string(fused_conv_bn) + " pairs fused");
+  if (fused_conv_bn)
+    lines.push_back("Conv+BatchNormalization fusion: " + std::to_string(fused_conv_bn) + " pairs fused");
+  if (fused_bias_adds)
+    lines.push_back("bias fusion: " + std::to_string(fused_bias_adds) +
+                    " Add/Sub of a constant joined the Conv, Gemm or MatMul before it");
   if (!removed_noops.empty()) {
     std::string line = "no-op removal:";
     for (const auto& [op, n] : removed_noops) line += " " + op + " x" + std::to_string(n);
@@ -47,10 +51,14 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options) {
   }
   if (options.optimize < 1) return stats;
   stats.removed_noops = remove_noops(model, options.opset_version, inference);
-  // Initializers listed as graph inputs can be fed by the user: two of them stay two. Before
-  // merging repeated nodes, which then also finds nodes that read equal initializers.
-  if (options.export_params && !options.keep_initializers_as_inputs && ir_version_for_opset(options.opset_version) >= 4)
-    stats.deduplicated_initializers = deduplicate_initializers(model);
+  // Initializers listed as graph inputs can be fed by the user: they are not constants to rewrite
+  // or merge.
+  const bool initializers_are_constant =
+      options.export_params && !options.keep_initializers_as_inputs && ir_version_for_opset(options.opset_version) >= 4;
+  if (options.optimize >= 2 && initializers_are_constant)
+    stats.fused_bias_adds = fuse_bias_adds(model, options.opset_version);
+  // Before merging repeated nodes, which then also finds nodes that read equal initializers.
+  if (initializers_are_constant) stats.deduplicated_initializers = deduplicate_initializers(model);
   stats.merged_nodes = eliminate_common_subexpressions(model);
   remove_dead(model, stats);
   return stats;

@@ -99,6 +99,21 @@ class Projection(torch.nn.Module):
         return self.proj(self.ln(x)).view(2, 5, 8) + (x.transpose(1, 2) * x.permute(0, 2, 1)).transpose(1, 2)
 
 
+class BiasAfter(torch.nn.Module):
+    """A bias-free Conv plus a per-channel parameter, then x @ w + b on 2-d values: the two Adds
+    --optimize 2 moves into a Conv bias and a Gemm's C."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, bias=False)
+        self.shift = torch.nn.Parameter(torch.randn(4, 1, 1))
+        self.w = torch.nn.Parameter(torch.randn(64, 5))
+        self.b = torch.nn.Parameter(torch.randn(5))
+
+    def forward(self, x):
+        return (self.conv(x) + self.shift).flatten(1) @ self.w + self.b
+
+
 def path(*names):
     return os.path.join(TMP, *names)
 
@@ -160,6 +175,10 @@ class CliTest(unittest.TestCase):
         projection = Projection().eval()
         torch.jit.trace(projection, px).save(path("projection.pt"))
         save_npy_manifest("projection", [px], [projection(px)])
+        bx = torch.randn(2, 3, 6, 6)
+        bias_after = BiasAfter().eval()
+        torch.jit.trace(bias_after, bx).save(path("bias_after.pt"))
+        save_npy_manifest("bias_after", [bx], [bias_after(bx)])
         for name, fn in (("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("neg", torch.neg), ("exp", torch.exp),
                          ("leaky_relu", torch.nn.functional.leaky_relu), ("abs", torch.abs)):
             torch.jit.trace(Wrapper(fn), torch.randn(2, 3)).save(path(f"uses_{name}.pt"))
@@ -239,6 +258,27 @@ class CliTest(unittest.TestCase):
                 ok=False)
         self.assertEqual(r.returncode, 1)
         self.assertIn("optimize level 3 is out of range", r.stderr)
+
+    def test_optimize_2_moves_constant_adds_into_conv_bias_and_gemm(self):
+        def export(level):
+            out = path(f"bias_after.O{level}.onnx")
+            r = run("export", path("bias_after.pt"), "-o", out, "--input", "x=" + path("bias_after.in0.npy"),
+                    "--optimize", level, "--verbose")
+            ok, log = ort_matches(out, "bias_after")
+            self.assertTrue(ok, log)
+            return onnx.load(out).graph, r.stdout
+
+        level1, _ = export("1")
+        self.assertEqual([n.op_type for n in level1.node], ["Conv", "Add", "Flatten", "MatMul", "Add"])
+        level2, verbose = export("2")
+        self.assertEqual([n.op_type for n in level2.node], ["Conv", "Flatten", "Gemm"])
+        self.assertIn("pass bias fusion: 2 Add/Sub of a constant joined the Conv, Gemm or MatMul before it", verbose)
+        inits = {i.name: i for i in level2.initializer}
+        self.assertEqual(list(level2.node[0].input), ["x", "conv.weight", "conv.bias"])
+        self.assertIn("shift", inits["conv.bias"].doc_string)
+        model = torch.jit.load(path("bias_after.pt"))
+        np.testing.assert_array_equal(numpy_helper.to_array(inits["conv.bias"]), model.shift.detach().numpy().ravel())
+        self.assertEqual(list(level2.node[2].input)[1:], ["w", "b"])  # parameters keep their names
 
     def test_report_json_and_markdown_describe_the_export(self):
         out = path("reported.onnx")

@@ -140,7 +140,7 @@ TEST_CASE("a parameter that folds wholly into a value of its size lends that val
   m.initializers.push_back({"fc.weight", float_tensor({2, 3}, {1, 2, 3, 4, 5, 6})});
   m.initializers.push_back({"fc.bias", Tensor::floats({0.5f, -0.5f})});
   m.nodes.push_back(onnx_node("Transpose", {"fc.weight"}, {"t"}, {attr_ints("perm", {1, 0})}));
-  m.nodes.push_back(onnx_node("Neg", {"t"}, {"n"}));            // a chain: the name passes on
+  m.nodes.push_back(onnx_node("Neg", {"t"}, {"n"}));           // a chain: the name passes on
   m.nodes.push_back(onnx_node("MatMul", {"x", "n"}, {"mm"}));  // reads a graph input: stays
   m.nodes.push_back(onnx_node("Add", {"mm", "fc.bias"}, {"y"}));
   add_output(m, "y");
@@ -179,9 +179,9 @@ TEST_CASE("folding keeps an initializer that an unfolded node still reads, and a
   add_input(m, "x", float_type({2}));
   m.initializers.push_back({"w", Tensor::floats({1.0f, 2.0f})});
   m.initializers.push_back({"b", Tensor::floats({3.0f, 4.0f})});
-  m.nodes.push_back(onnx_node("Neg", {"w"}, {"n"}));       // folds: its input w is still read below
-  m.nodes.push_back(onnx_node("Add", {"x", "w"}, {"y"}));  // reads a graph input: stays
-  m.nodes.push_back(onnx_node("Mul", {"n", "b"}, {"z"}));  // makes a graph output: stays
+  m.nodes.push_back(onnx_node("Neg", {"w"}, {"n"}));            // folds: its input w is still read below
+  m.nodes.push_back(onnx_node("Add", {"x", "w"}, {"y"}));       // reads a graph input: stays
+  m.nodes.push_back(onnx_node("Mul", {"n", "b"}, {"z"}));       // makes a graph output: stays
   m.nodes.push_back(onnx_node("Identity", {"b"}, {"unread"}));  // its output is unread: left to DCE
   add_output(m, "y");
   add_output(m, "z");
@@ -469,8 +469,8 @@ TEST_CASE("no-op removal drops nodes that give their input back and rewires thei
   add_output(m, "y");
 
   const auto removed = remove_noops(m, 17, /*inference=*/true);
-  CHECK(removed == std::map<std::string, size_t>{
-                       {"Cast", 1}, {"Dropout", 1}, {"Identity", 1}, {"Reshape", 1}, {"Transpose", 1}});
+  CHECK(removed ==
+        std::map<std::string, size_t>{{"Cast", 1}, {"Dropout", 1}, {"Identity", 1}, {"Reshape", 1}, {"Transpose", 1}});
   CHECK(op_types(m.nodes) == std::vector<std::string>{"Relu"});
   CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x"});
 }
@@ -487,7 +487,8 @@ TEST_CASE("no-op removal keeps nodes that change their input, read masks, traini
   m.nodes.push_back(onnx_node("Dropout", {"x"}, {"d", "mask"}));  // its mask is read below
   m.nodes.push_back(onnx_node("Not", {"mask"}, {"nm"}));
   m.nodes.push_back(onnx_node("Identity", {"x"}, {"out"}));  // makes a graph output
-  for (const char* name : {"c", "t", "rev", "r", "d"}) m.nodes.push_back(onnx_node("Neg", {name}, {name + std::string("_n")}));
+  for (const char* name : {"c", "t", "rev", "r", "d"})
+    m.nodes.push_back(onnx_node("Neg", {name}, {name + std::string("_n")}));
   for (const char* out : {"c_n", "t_n", "rev_n", "r_n", "d_n", "nm", "out"}) add_output(m, out);
 
   CHECK(remove_noops(m, 17, true).empty());
@@ -511,7 +512,7 @@ TEST_CASE("common-subexpression elimination merges repeated nodes and what repea
   m.nodes.push_back(constant_node("k1", Tensor::floats({2.0f})));
   m.nodes.push_back(constant_node("k2", Tensor::floats({2.0f})));  // the same constant
   m.nodes.push_back(onnx_node("Mul", {"x", "k1"}, {"m1"}));
-  m.nodes.push_back(onnx_node("Mul", {"x", "k2"}, {"m2"}));        // repeats once k2 is k1
+  m.nodes.push_back(onnx_node("Mul", {"x", "k2"}, {"m2"}));  // repeats once k2 is k1
   m.nodes.push_back(onnx_node("LeakyRelu", {"m1"}, {"l1"}, {attr_f("alpha", 0.1f)}));
   m.nodes.push_back(onnx_node("LeakyRelu", {"m2"}, {"l2"}, {attr_f("alpha", 0.2f)}));  // other alpha
   m.nodes.push_back(onnx_node("RandomNormalLike", {"x"}, {"n1"}));
@@ -527,8 +528,7 @@ TEST_CASE("common-subexpression elimination merges repeated nodes and what repea
   CHECK(eliminate_common_subexpressions(m) == 2);
   CHECK(op_types(m.nodes) == std::vector<std::string>{"Constant", "Mul", "LeakyRelu", "LeakyRelu", "RandomNormalLike",
                                                       "RandomNormalLike", "Scale", "Scale", "Sum"});
-  CHECK(inputs_of(m.nodes.back().proto) ==
-        std::vector<std::string>{"m1", "m1", "l1", "l2", "n1", "n2", "s1", "s2"});
+  CHECK(inputs_of(m.nodes.back().proto) == std::vector<std::string>{"m1", "m1", "l1", "l2", "n1", "n2", "s1", "s2"});
 }
 
 TEST_CASE("a repeated node whose output is a graph output stays") {
@@ -592,7 +592,194 @@ TEST_CASE("run_onnx_passes at optimize 1 removes no-ops and repeats; at 0 it lea
   CHECK(initializer_names(optimized) == std::vector<std::string>{"w1"});
   // w2 became w1, so the second Add repeated the first.
   CHECK(inputs_of(optimized.nodes[1].proto) == std::vector<std::string>{"a1", "a1"});
-  CHECK(stats.summary() == std::vector<std::string>{"no-op removal: Identity x1",
-                                                    "common-subexpression elimination: 1 node merged into earlier ones",
-                                                    "initializer deduplication: 1 initializers equal to another removed"});
+  CHECK(stats.summary() ==
+        std::vector<std::string>{"no-op removal: Identity x1",
+                                 "common-subexpression elimination: 1 node merged into earlier ones",
+                                 "initializer deduplication: 1 initializers equal to another removed"});
+}
+
+// ---- fuse_bias_adds (--optimize 2) ------------------------------------------------------------
+
+namespace {
+
+// x[1,3,4,4] -> Conv(conv.weight[2,3,1,1][, conv.bias]) -> c -> `op`(c, k) -> y (graph output).
+OnnxModel conv_then(const std::string& op, const Tensor& k, bool with_bias) {
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 3, 4, 4}));
+  std::vector<std::string> conv_inputs{"x", "conv.weight"};
+  if (with_bias) conv_inputs.push_back("conv.bias");
+  m.nodes.push_back(onnx_node("Conv", conv_inputs, {"c"}, {attr_ints("kernel_shape", {1, 1})}));
+  m.nodes.push_back(onnx_node(op, {"c", "k"}, {"y"}));
+  add_output(m, "y");
+  m.initializers.push_back({"conv.weight", float_tensor({2, 3, 1, 1}, {0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f})});
+  if (with_bias) m.initializers.push_back({"conv.bias", float_tensor({2}, {0.1f, -0.2f})});
+  m.initializers.push_back({"k", k});
+  return m;
+}
+
+at::Tensor conv_of(const OnnxModel& m, const at::Tensor& x) {
+  const auto& conv = m.nodes.at(0).proto;
+  REQUIRE(conv.op_type() == "Conv");
+  at::Tensor bias = conv.input_size() > 2 ? to_aten(initializer(m, conv.input(2))) : at::Tensor();
+  return at::conv2d(x, to_aten(initializer(m, conv.input(1))), bias);
+}
+
+}  // namespace
+
+TEST_CASE("a per-channel constant added after a bias-less Conv becomes its bias, named after its weight") {
+  OnnxModel m = conv_then("Add", float_tensor({1, 2, 1, 1}, {3.0f, -4.0f}), /*with_bias=*/false);
+  at::Tensor x = at::linspace(-2.0, 2.0, 48).reshape({1, 3, 4, 4});
+  at::Tensor expected = conv_of(m, x) + to_aten(initializer(m, "k"));
+  REQUIRE(fuse_bias_adds(m, 17) == 1);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x", "conv.weight", "conv.bias"});
+  CHECK(outputs_of(m.nodes[0].proto) == std::vector<std::string>{"y"});
+  CHECK(values(initializer(m, "conv.bias")) == std::vector<double>{3.0, -4.0});
+  CHECK(at::allclose(conv_of(m, x), expected));
+  eliminate_dead_code(m);
+  CHECK(initializer_names(m) == std::vector<std::string>{"conv.weight", "conv.bias"});
+}
+
+TEST_CASE("a constant subtracted after a Conv with bias updates that bias under its own name") {
+  OnnxModel m = conv_then("Sub", float_tensor({2, 1, 1}, {1.0f, 0.5f}), /*with_bias=*/true);
+  at::Tensor x = at::linspace(-2.0, 2.0, 48).reshape({1, 3, 4, 4});
+  at::Tensor expected = conv_of(m, x) - to_aten(initializer(m, "k"));
+  REQUIRE(fuse_bias_adds(m, 17) == 1);
+  const auto bias = values(initializer(m, "conv.bias"));
+  REQUIRE(bias.size() == 2);
+  CHECK(bias[0] == doctest::Approx(0.1 - 1.0));
+  CHECK(bias[1] == doctest::Approx(-0.2 - 0.5));
+  CHECK(at::allclose(conv_of(m, x), expected));
+  const auto* b = find_initializer(m, "conv.bias");
+  CHECK(b->doc.find("minus k plus conv.bias") != std::string::npos);
+}
+
+TEST_CASE("a scalar added after a Conv, on either side of the Add, becomes a bias") {
+  OnnxModel m = conv_then("Add", Tensor::floats({2.5f}), /*with_bias=*/false);
+  m.nodes[1].proto.set_input(0, "k");
+  m.nodes[1].proto.set_input(1, "c");
+  REQUIRE(fuse_bias_adds(m, 17) == 1);
+  CHECK(values(initializer(m, "conv.bias")) == std::vector<double>{2.5, 2.5});
+}
+
+TEST_CASE("bias fusion leaves constants that vary along other dims, a k - Conv, a read Conv output and other dtypes") {
+  SUBCASE("varies along the width") {
+    OnnxModel m = conv_then("Add", float_tensor({4}, {1, 2, 3, 4}), false);
+    CHECK(fuse_bias_adds(m, 17) == 0);
+  }
+  SUBCASE("a [2] constant lines up with the width, not the channels") {
+    OnnxModel m = conv_then("Add", float_tensor({2}, {1, 2}), false);
+    CHECK(fuse_bias_adds(m, 17) == 0);
+  }
+  SUBCASE("broadcasts the output to a larger shape") {
+    OnnxModel m = conv_then("Add", float_tensor({3, 1, 1, 1}, {1, 2, 3}), false);
+    CHECK(fuse_bias_adds(m, 17) == 0);
+  }
+  SUBCASE("k - conv") {
+    OnnxModel m = conv_then("Sub", Tensor::floats({1.0f}), false);
+    m.nodes[1].proto.set_input(0, "k");
+    m.nodes[1].proto.set_input(1, "c");
+    CHECK(fuse_bias_adds(m, 17) == 0);
+  }
+  SUBCASE("the conv output has another reader") {
+    OnnxModel m = conv_then("Add", Tensor::floats({1.0f}), false);
+    m.nodes.push_back(onnx_node("Relu", {"c"}, {"r"}));
+    add_output(m, "r");
+    CHECK(fuse_bias_adds(m, 17) == 0);
+  }
+  SUBCASE("an integer constant") {
+    OnnxModel m = conv_then("Add", int64_tensor({1}, {1}), false);
+    CHECK(fuse_bias_adds(m, 17) == 0);
+  }
+  SUBCASE("the constant is a graph input, not an initializer") {
+    OnnxModel m = conv_then("Add", Tensor::floats({1.0f}), false);
+    m.initializers.pop_back();
+    add_input(m, "k", float_type({1}));
+    CHECK(fuse_bias_adds(m, 17) == 0);
+  }
+}
+
+TEST_CASE("Conv, Add, Add: both constants end in the bias") {
+  OnnxModel m = conv_then("Add", Tensor::floats({1.0f}), false);
+  m.nodes[1].proto.set_output(0, "y0");
+  m.nodes.push_back(onnx_node("Add", {"y0", "k2"}, {"y"}));
+  m.initializers.push_back({"k2", float_tensor({2, 1, 1}, {10.0f, 20.0f})});
+  CHECK(fuse_bias_adds(m, 17) == 2);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv"});
+  CHECK(values(initializer(m, m.nodes[0].proto.input(2))) == std::vector<double>{11.0, 21.0});
+}
+
+TEST_CASE("a ConvTranspose's channels are its weight's dim 1 times the groups") {
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 4, 3, 3}));
+  m.nodes.push_back(onnx_node("ConvTranspose", {"x", "up.weight"}, {"c"}, {attr_i("group", 2)}));
+  m.nodes.push_back(onnx_node("Add", {"c", "k"}, {"y"}));
+  add_output(m, "y");
+  m.initializers.push_back({"up.weight", float_tensor({4, 3, 1, 1}, std::vector<float>(12, 1.0f))});
+  m.initializers.push_back({"k", float_tensor({6, 1, 1}, {1, 2, 3, 4, 5, 6})});
+  REQUIRE(fuse_bias_adds(m, 17) == 1);
+  CHECK(values(initializer(m, "up.bias")) == std::vector<double>{1, 2, 3, 4, 5, 6});
+}
+
+TEST_CASE("MatMul of 2-d values + a constant becomes Gemm with that constant as C; a 3-d MatMul stays") {
+  auto model = [](std::vector<int64_t> a_dims) {
+    OnnxModel m;
+    add_input(m, "a", float_type(a_dims));
+    m.nodes.push_back(onnx_node("MatMul", {"a", "w"}, {"p"}));
+    m.nodes.push_back(onnx_node("Add", {"p", "b"}, {"y"}));
+    add_output(m, "y");
+    m.initializers.push_back({"w", float_tensor({2, 3}, {1, 2, 3, 4, 5, 6})});
+    m.initializers.push_back({"b", float_tensor({3}, {0.5f, -1.0f, 2.0f})});
+    return m;
+  };
+  OnnxModel m = model({4, 2});
+  REQUIRE(fuse_bias_adds(m, 13) == 1);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Gemm"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"a", "w", "b"});
+  CHECK(outputs_of(m.nodes[0].proto) == std::vector<std::string>{"y"});
+
+  OnnxModel three_d = model({5, 4, 2});
+  CHECK(fuse_bias_adds(three_d, 13) == 0);
+  CHECK(op_types(three_d.nodes) == std::vector<std::string>{"MatMul", "Add"});
+}
+
+TEST_CASE("Gemm with C and beta, minus a constant: C becomes beta*C - k and beta 1") {
+  OnnxModel m;
+  add_input(m, "a", float_type({2, 2}));
+  m.nodes.push_back(onnx_node("Gemm", {"a", "w", "c0"}, {"g"}, {attr_f("beta", 0.5f), attr_i("transB", 1)}));
+  m.nodes.push_back(onnx_node("Sub", {"g", "k"}, {"y"}));
+  add_output(m, "y");
+  m.value_types["g"] = to_type_proto(float_type({2, 3}));
+  m.initializers.push_back({"w", float_tensor({3, 2}, {1, 2, 3, 4, 5, 6})});
+  m.initializers.push_back({"c0", float_tensor({3}, {2.0f, 4.0f, 6.0f})});
+  m.initializers.push_back({"k", float_tensor({2, 1}, {1.0f, 10.0f})});
+  at::Tensor a = at::tensor({1.0f, -1.0f, 0.5f, 2.0f}).reshape({2, 2});
+  auto w = to_aten(initializer(m, "w")), c0 = to_aten(initializer(m, "c0")), k = to_aten(initializer(m, "k"));
+  at::Tensor expected = at::matmul(a, w.t()) + 0.5 * c0 - k;
+
+  REQUIRE(fuse_bias_adds(m, 17) == 1);
+  const auto& gemm = m.nodes.at(0).proto;
+  CHECK(attr(gemm, "beta").f() == 1.0f);
+  at::Tensor c = to_aten(initializer(m, gemm.input(2)));
+  CHECK(c.sizes() == at::IntArrayRef({2, 3}));
+  CHECK(at::allclose(at::matmul(a, w.t()) + c, expected));
+}
+
+TEST_CASE("run_onnx_passes fuses bias adds at optimize 2 only, and not when initializers are graph inputs") {
+  ExportOptions o = passes_options();
+  OnnxModel level1 = conv_then("Add", Tensor::floats({1.0f}), false);
+  run_onnx_passes(level1, o);
+  CHECK(op_types(level1.nodes) == std::vector<std::string>{"Conv", "Add"});
+
+  o.optimize = 2;
+  OnnxModel level2 = conv_then("Add", Tensor::floats({1.0f}), false);
+  const PassStats stats = run_onnx_passes(level2, o);
+  CHECK(op_types(level2.nodes) == std::vector<std::string>{"Conv"});
+  CHECK(initializer_names(level2) == std::vector<std::string>{"conv.weight", "conv.bias"});
+  CHECK(stats.summary().at(0) == "bias fusion: 1 Add/Sub of a constant joined the Conv, Gemm or MatMul before it");
+
+  o.keep_initializers_as_inputs = true;
+  OnnxModel as_inputs = conv_then("Add", Tensor::floats({1.0f}), false);
+  run_onnx_passes(as_inputs, o);
+  CHECK(op_types(as_inputs.nodes) == std::vector<std::string>{"Conv", "Add"});
 }

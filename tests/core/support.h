@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "onnx_ir.h"
+#include "passes.h"  // find_initializer
 #include "onnxport/tensor.h"
 #include "onnxport/types.h"
 
@@ -146,12 +147,6 @@ inline std::vector<std::string> initializer_names(const OnnxModel& m) {
   std::vector<std::string> out;
   for (const auto& i : m.initializers) out.push_back(i.name);
   return out;
-}
-
-inline const Initializer* find_initializer(const OnnxModel& m, const std::string& name) {
-  for (const auto& i : m.initializers)
-    if (i.name == name) return &i;
-  return nullptr;
 }
 
 inline const Tensor& initializer(const OnnxModel& m, const std::string& name) {

@@ -50,6 +50,11 @@ struct GivenFlag {
 // says. The result is validated. Throws ConfigError naming the file and key, or the flag.
 ExportOptions resolve_export_options(const std::string& config_file, const std::vector<GivenFlag>& flags);
 
+// Reads a JSON object of option keys into `options`, as load_config_file does for a file; used
+// by front ends that take options as named arguments (the Python package). Messages start with
+// `origin` and call the keys arguments: "onnxport.export(): argument 'opset_version' ...".
+void apply_options_json(const std::string& json_object, const std::string& origin, ExportOptions& options);
+
 // The options as a config file: a JSON object with every key of the table, which
 // load_config_file reads back to the same options.
 std::string export_options_json(const ExportOptions& options);

@@ -67,7 +67,8 @@ struct ExportOptions {
   bool provenance = false;  // each node's doc_string: op pack, torch op, module path, source
   uint64_t seed = 0;        // random example inputs
   // Graph passes after conversion: 0 does what torch.onnx does (dead code, constant folding,
-  // Conv+BN fusion); 1 also removes no-ops, merges repeated nodes and deduplicates initializers.
+  // Conv+BN fusion); 1 also removes no-ops, merges repeated nodes and deduplicates initializers
+  // (exact rewrites); 2 also moves constant Adds into Conv biases and Gemms (passes.h).
   int optimize = 1;
   // Every initializer goes to one file beside the model (ONNX external data): external_data_file,
   // or "<model file>.data" when that is empty. Without it, parameters go into the model unless
