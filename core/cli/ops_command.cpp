@@ -1,7 +1,5 @@
 // onnxport ops: every registered mapping (torch op, since-opset, pack), as text, JSON or the
 // Markdown table of docs/operators.md.
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -14,6 +12,7 @@
 #include "onnxport/core_ops.h"
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
+#include "onnxport/listings.h"
 #include "onnxport/registry/registry.h"
 
 namespace onnxport::cli {
@@ -142,27 +141,6 @@ struct OpsArgs {
   std::string reference_file;
 };
 
-// One listed mapping: a registry entry, or an op the core converts itself (pack "core").
-struct Mapping {
-  std::string op;
-  int since_opset = 0;
-  PackRef pack;
-  bool is_override = false;
-  std::vector<PackRef> overridden;
-};
-
-std::vector<Mapping> mappings(Exporter& exporter, const OpsArgs& args) {
-  std::vector<Mapping> out;
-  for (const auto* e : exporter.registry().entries())
-    out.push_back({e->torch_op, e->since_opset, e->pack, e->is_override, e->overridden});
-  for (const auto& core_op : core_converted_ops()) out.push_back({core_op.torch_op, core_op.since_opset, {"core", ""}});
-  const auto filtered = std::remove_if(out.begin(), out.end(), [&args](const Mapping& m) {
-    return (args.opset > 0 && m.since_opset > args.opset) || (!args.pack.empty() && m.pack.id != args.pack);
-  });
-  out.erase(filtered, out.end());
-  return out;
-}
-
 void print_text(const std::vector<Mapping>& rows, const std::map<std::string, int>* reference) {
   for (const auto& m : rows) {
     std::cout << m.op << "  since opset " << m.since_opset << "  [" << m.pack.id << "]";
@@ -175,32 +153,16 @@ void print_text(const std::vector<Mapping>& rows, const std::map<std::string, in
   }
 }
 
-void print_json(const std::vector<Mapping>& rows, const std::map<std::string, int>* reference) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& m : rows) {
-    nlohmann::json row = {{"op", m.op},
-                          {"since_opset", m.since_opset},
-                          {"pack", m.pack.id},
-                          {"file", m.pack.file},
-                          {"override", m.is_override}};
-    if (!m.overridden.empty()) {
-      row["overrides"] = nlohmann::json::array();
-      for (const auto& p : m.overridden) row["overrides"].push_back(p.id);
-    }
-    if (reference) row["in_torch_onnx"] = torch_onnx_opset(*reference, m.op) != nullptr;
-    out.push_back(row);
-  }
-  std::cout << out.dump(2) << "\n";
-}
-
 int run_ops(const OpsArgs& args) {
   Exporter exporter(args.plugin_dirs);
-  const auto rows = mappings(exporter, args);
+  const auto rows = list_mappings(exporter, args.opset, args.pack);
   const auto reference =
       args.reference_file.empty() ? std::map<std::string, int>{} : read_reference_list(args.reference_file);
   const auto* given_reference = args.reference_file.empty() ? nullptr : &reference;
   if (args.json) {
-    print_json(rows, given_reference);
+    std::function<bool(const std::string&)> in_reference;
+    if (given_reference) in_reference = [&](const std::string& op) { return torch_onnx_opset(reference, op) != nullptr; };
+    std::cout << mappings_json(rows, in_reference) << "\n";
   } else if (args.markdown) {
     std::map<std::string, OpRow> table;
     for (const auto& m : rows) {

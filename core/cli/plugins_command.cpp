@@ -1,24 +1,15 @@
 // onnxport plugins: every op pack found, with its status (and why it was refused).
-#include <nlohmann/json.hpp>
-
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
 #include "onnxport/export.h"
+#include "onnxport/listings.h"
 #include "onnxport/registry/loader.h"
 
 namespace onnxport::cli {
 
 namespace {
-
-nlohmann::json pack_json(const PackStatus& p) {
-  nlohmann::json domains = nlohmann::json::object();
-  for (const auto& d : p.domains) domains[d.domain] = d.version;
-  return {{"id", p.id},           {"version", p.version}, {"file", p.file},         {"api_version", p.api_version},
-          {"abi_tag", p.abi_tag}, {"domains", domains},   {"op_count", p.op_count}, {"status", p.state_name()},
-          {"error", p.error}};
-}
 
 void print_pack(const PackStatus& p) {
   std::cout << (p.id.empty() ? "?" : p.id) << " " << p.version << "  " << p.state_name() << "  " << p.op_count
@@ -29,14 +20,11 @@ void print_pack(const PackStatus& p) {
 
 int run_plugins(const std::vector<std::string>& plugin_dirs, bool json) {
   Exporter exporter(plugin_dirs);
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& p : exporter.loader().packs()) {
-    if (json)
-      out.push_back(pack_json(p));
-    else
-      print_pack(p);
+  if (json) {
+    std::cout << packs_json(exporter) << "\n";
+    return 0;
   }
-  if (json) std::cout << out.dump(2) << "\n";
+  for (const auto& p : exporter.loader().packs()) print_pack(p);
   return 0;
 }
 

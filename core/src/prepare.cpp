@@ -87,7 +87,12 @@ void empty_graph(torch::jit::Graph& graph) {
 
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
                                                   const ExportOptions& options, PreparedGraph& out) {
-  torch::jit::Module frozen = owned ? module : module.clone();
+  // Cloned without autograd: a clone of a parameter that requires grad would otherwise be a
+  // non-leaf tensor, whose requires_grad cannot be switched off below.
+  torch::jit::Module frozen = owned ? module : [&] {
+    const at::NoGradGuard no_grad;
+    return module.clone();
+  }();
   define_forward_from_overload(frozen);
   if (options.training == TrainingMode::Eval) frozen.eval();
   if (options.training == TrainingMode::Train) frozen.train();

@@ -1,0 +1,60 @@
+#include "onnxport/listings.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "onnxport/core_ops.h"
+#include "onnxport/registry/loader.h"
+
+namespace onnxport {
+
+std::vector<Mapping> list_mappings(Exporter& exporter, int opset, const std::string& pack) {
+  std::vector<Mapping> out;
+  for (const auto* e : exporter.registry().entries())
+    out.push_back({e->torch_op, e->since_opset, e->pack, e->is_override, e->overridden});
+  for (const auto& core_op : core_converted_ops()) out.push_back({core_op.torch_op, core_op.since_opset, {"core", ""}});
+  const auto filtered = std::remove_if(out.begin(), out.end(), [&](const Mapping& m) {
+    return (opset > 0 && m.since_opset > opset) || (!pack.empty() && m.pack.id != pack);
+  });
+  out.erase(filtered, out.end());
+  return out;
+}
+
+std::string mappings_json(const std::vector<Mapping>& rows, const std::function<bool(const std::string&)>& in_reference) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : rows) {
+    nlohmann::json row = {{"op", m.op},
+                          {"since_opset", m.since_opset},
+                          {"pack", m.pack.id},
+                          {"file", m.pack.file},
+                          {"override", m.is_override}};
+    if (!m.overridden.empty()) {
+      row["overrides"] = nlohmann::json::array();
+      for (const auto& p : m.overridden) row["overrides"].push_back(p.id);
+    }
+    if (in_reference) row["in_torch_onnx"] = in_reference(m.op);
+    out.push_back(row);
+  }
+  return out.dump(2);
+}
+
+std::string packs_json(const Exporter& exporter) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : exporter.loader().packs()) {
+    nlohmann::json domains = nlohmann::json::object();
+    for (const auto& d : p.domains) domains[d.domain] = d.version;
+    out.push_back({{"id", p.id},
+                   {"version", p.version},
+                   {"file", p.file},
+                   {"api_version", p.api_version},
+                   {"abi_tag", p.abi_tag},
+                   {"domains", domains},
+                   {"op_count", p.op_count},
+                   {"status", p.state_name()},
+                   {"error", p.error}});
+  }
+  return out.dump(2);
+}
+
+}  // namespace onnxport

@@ -1,0 +1,252 @@
+"""onnxport from Python: torch.onnx.export's signature, onnxport's exporter.
+
+    import onnxport
+    onnxport.export(model, (x,), "model.onnx", opset_version=17, dynamic_axes={"x": {0: "batch"}})
+
+`export` takes the arguments of torch.onnx.export (PyTorch 1.13) with the same names, defaults
+and meaning, plus onnxport's own keywords (plugin_dirs, mode and every other key of
+`onnxport export --print-config`). Errors raise onnxport.ExportError with the one-line message
+the command line prints.
+"""
+import contextlib
+import copy
+import inspect
+import json
+import os
+import shutil
+import tempfile
+import warnings
+
+import torch
+
+from . import _onnxport
+
+ExportError = _onnxport.ExportError
+
+__all__ = ["export", "ops", "plugins", "ExportError"]
+
+_TRAINING = {torch.onnx.TrainingMode.EVAL: "eval", torch.onnx.TrainingMode.PRESERVE: "preserve",
+             torch.onnx.TrainingMode.TRAINING: "train"}
+_OPERATOR_EXPORT_TYPE = {
+    torch.onnx.OperatorExportTypes.ONNX: "onnx",
+    torch.onnx.OperatorExportTypes.ONNX_ATEN: "onnx_aten",
+    torch.onnx.OperatorExportTypes.ONNX_ATEN_FALLBACK: "onnx_aten_fallback",
+    torch.onnx.OperatorExportTypes.ONNX_FALLTHROUGH: "onnx_fallthrough",
+}
+
+
+def ops(opset=0, pack="", plugin_dirs=()):
+    """Every registered mapping as a dict {op, since_opset, pack, file, override[, overrides]}, as
+    `onnxport ops --json` lists them; `opset`/`pack` filter like --opset/--pack."""
+    return json.loads(_onnxport.ops_json(_dirs(plugin_dirs), int(opset), str(pack)))
+
+
+def plugins(plugin_dirs=()):
+    """Every op pack found, as `onnxport plugins --json` lists them (status and error included)."""
+    return json.loads(_onnxport.plugins_json(_dirs(plugin_dirs)))
+
+
+def export(model, args, f, export_params=True, verbose=False, training=torch.onnx.TrainingMode.EVAL,
+           input_names=None, output_names=None, operator_export_type=torch.onnx.OperatorExportTypes.ONNX,
+           opset_version=None, do_constant_folding=True, dynamic_axes=None, keep_initializers_as_inputs=None,
+           custom_opsets=None, export_modules_as_functions=False, *, plugin_dirs=None, mode=None, report=None,
+           **onnxport_options):
+    """Exports `model` (an nn.Module, ScriptModule or ScriptFunction) run on `args` to ONNX file `f`
+    (a path or a binary file object), as torch.onnx.export does. `args` is a tensor, a tuple of
+    arguments, or a tuple ending in a dict of keyword arguments. opset_version None means
+    onnxport's default (17). report: a path (.json or .md) to write the export report to, also
+    when the export fails. Returns the report as a dict (docs/export-report.md). mode: "trace", "script" or "auto" (default: "auto" for a scripted
+    module, whose control flow is kept where it depends on tensor values, else "trace")."""
+    if export_modules_as_functions:
+        raise ExportError("export error: export_modules_as_functions is not supported by onnxport "
+                          "— leave it False (modules are exported inlined, their paths kept in node names)")
+    if training not in _TRAINING:
+        raise ExportError(f"config error: onnxport.export(): training must be a torch.onnx.TrainingMode, got {training!r}")
+    if operator_export_type not in _OPERATOR_EXPORT_TYPE:
+        raise ExportError("config error: onnxport.export(): operator_export_type must be a "
+                          f"torch.onnx.OperatorExportTypes, got {operator_export_type!r}")
+    options = {
+        "export_params": bool(export_params),
+        "verbose": bool(verbose),
+        "training": _TRAINING[training],
+        "operator_export_type": _OPERATOR_EXPORT_TYPE[operator_export_type],
+        "do_constant_folding": bool(do_constant_folding),
+        "keep_initializers_as_inputs": bool(keep_initializers_as_inputs),
+    }
+    optional = {"input_names": input_names, "output_names": output_names, "opset_version": opset_version,
+                "dynamic_axes": dynamic_axes, "custom_opsets": custom_opsets, "plugin_dirs": plugin_dirs}
+    options.update({k: _jsonable(v) for k, v in optional.items() if v is not None})
+    options.update({k: _jsonable(v) for k, v in onnxport_options.items()})
+    if "inputs" in options:
+        raise ExportError("config error: onnxport.export(): argument 'inputs' is not taken here "
+                          "— pass the example inputs as `args`")
+
+    positional = _positional_args(model, args)
+    module, positional, traced = _script_module(model, positional, training)
+    options["mode"] = mode if mode is not None else ("trace" if traced else "auto")
+    exporter = _onnxport.exporter(_dirs(plugin_dirs or ()))
+    with _output_path(f) as path:
+        result = json.loads(exporter.export(module._c, _flatten_tuples(positional), path, json.dumps(options),
+                                            os.fspath(report) if report is not None else ""))
+    for warning in result["warnings"]:
+        warnings.warn(warning)
+    if verbose:
+        graph = result["graph"]
+        print(f"onnxport: {graph['nodes']} nodes, {graph['initializers']} initializers, opset {graph['opset']}, "
+              f"{result['mode']} mode; passes: {'; '.join(result['passes']) or 'none changed the graph'}")
+    return result
+
+
+def _flatten_tuples(args):
+    """The example inputs one per graph input, as the exporter takes them: a tuple argument (an
+    LSTM's (h0, c0)) gives its elements in order."""
+    flat = []
+    for a in args:
+        flat.extend(_flatten_tuples(a) if isinstance(a, tuple) else [a])
+    return flat
+
+
+def _dirs(plugin_dirs):
+    if isinstance(plugin_dirs, (str, os.PathLike)):
+        plugin_dirs = [plugin_dirs]
+    return [os.fspath(d) for d in plugin_dirs]
+
+
+def _jsonable(value):
+    """Option values as the config file holds them: tuples become lists, PathLikes strings."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _forward_parameters(model):
+    """(name, default or inspect.Parameter.empty) of forward's arguments after self."""
+    forward = model.forward if isinstance(model, torch.nn.Module) else model
+    schema = getattr(forward, "schema", None)
+    if schema is not None:  # a ScriptMethod or ScriptFunction: its TorchScript schema
+        arguments = [a for a in schema.arguments if a.name != "self"]
+        return [(a.name, a.default_value if a.has_default_value() else inspect.Parameter.empty) for a in arguments]
+    return [(p.name, p.default) for p in inspect.signature(forward).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _positional_args(model, args):
+    """torch.onnx's convention: a tensor is one argument; a tuple ending in a dict passes that
+    dict's entries as keyword arguments (an empty dict: none), placed by forward's signature."""
+    if isinstance(args, torch.Tensor):
+        return (args,)
+    if not isinstance(args, tuple):
+        args = (args,)
+    if not args or not isinstance(args[-1], dict):
+        return args
+    positional, keywords = list(args[:-1]), dict(args[-1])
+    if not keywords:
+        return tuple(positional)
+    parameters = _forward_parameters(model)
+    known = [name for name, _ in parameters]
+    unknown = sorted(set(keywords) - set(known))
+    if unknown:
+        raise ExportError(f"config error: onnxport.export(): keyword argument(s) {', '.join(unknown)} of `args` are "
+                          f"not arguments of forward — forward takes {', '.join(known) or 'no arguments'}")
+    for name, default in parameters[len(positional):]:
+        if name in keywords:
+            positional.append(keywords.pop(name))
+        elif default is not inspect.Parameter.empty:
+            positional.append(default)
+        else:
+            raise ExportError(f"config error: onnxport.export(): forward's argument '{name}' has no value "
+                              "— give it in `args`, positionally or in the trailing dict")
+        if not keywords:
+            break
+    return tuple(positional)
+
+
+@contextlib.contextmanager
+def _module_mode(model, training):
+    """The module in the mode `training` asks for while it is traced (as torch.onnx does), restored after."""
+    if not isinstance(model, torch.nn.Module) or training == torch.onnx.TrainingMode.PRESERVE:
+        yield
+        return
+    was_training = model.training
+    model.train(training == torch.onnx.TrainingMode.TRAINING)
+    try:
+        yield
+    finally:
+        model.train(was_training)
+
+
+class _CallFunction(torch.nn.Module):
+    """A ScriptFunction as a module, so that it can be traced (its own control flow stays scripted)."""
+
+    def __init__(self, function):
+        super().__init__()
+        self.function = function
+
+    def forward(self, *args):
+        return self.function(*args)
+
+
+def _is_constant(arg):
+    return arg is None or isinstance(arg, (bool, int, float, str))
+
+
+def _with_constants(model, args):
+    """The module with its number, string and None arguments fixed, and the rest of `args`: the
+    tracer takes tensors (and tuples, lists, dicts of them) only, and torch.onnx too writes such
+    arguments into the graph as constants. A shallow copy shares the module's parameters and
+    submodules, so they keep their names."""
+    if not any(_is_constant(a) for a in args):
+        return model, args
+    fixed = copy.copy(model)
+    forward = type(model).forward
+
+    def forward_with_constants(*traced):
+        rest = iter(traced)
+        return forward(fixed, *[a if _is_constant(a) else next(rest) for a in args])
+
+    fixed.forward = forward_with_constants
+    return fixed, tuple(a for a in args if not _is_constant(a))
+
+
+def _script_module(model, args, training):
+    """The torch.jit.ScriptModule to export, the example inputs it takes, and whether it is a
+    trace. A ScriptFunction is traced inside a module, its own control flow kept as scripted."""
+    if isinstance(model, torch.jit.ScriptModule):
+        return model, args, isinstance(model, torch.jit.TracedModule)
+    scripted_function = isinstance(model, torch.jit.ScriptFunction)
+    if scripted_function:
+        model = _CallFunction(model)
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError("config error: onnxport.export(): model must be a torch.nn.Module, ScriptModule or "
+                          f"ScriptFunction, got {type(model).__name__}")
+    with _module_mode(model, training), torch.no_grad():
+        try:
+            traced_model, traced_args = _with_constants(model, args)
+            traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
+            return traced, traced_args, not scripted_function
+        except Exception as e:  # the model's own error while it ran on `args`
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ExportError(f"model error: tracing {type(model).__name__} on the given args failed: {first} "
+                              "— check that `args` match forward's arguments") from e
+
+
+@contextlib.contextmanager
+def _output_path(f):
+    """A path to write to: `f` itself, or for a file object a temporary file copied into it."""
+    if isinstance(f, (str, os.PathLike)):
+        yield os.fspath(f)
+        return
+    if not hasattr(f, "write"):
+        raise ExportError(f"config error: onnxport.export(): f must be a path or a binary file object, got {type(f).__name__}")
+    with tempfile.TemporaryDirectory(prefix="onnxport-") as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        yield path
+        if os.path.exists(path + ".data") or len(os.listdir(tmp)) > 1:
+            raise ExportError("export error: the model needs external data (over 2 GiB), which a file object "
+                              "cannot hold — pass a path as f")
+        with open(path, "rb") as written:
+            shutil.copyfileobj(written, f)

@@ -1,0 +1,136 @@
+// _onnxport: the C++ half of the Python package (python/onnxport/__init__.py). It takes
+// torch's own objects (a ScriptModule's C++ module, tensors) from the same libtorch that
+// Debian's python3-torch uses, and runs the C++ API's Exporter on them.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/jit/python/pybind_utils.h>  // the caster for torch::jit::Module
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "onnxport/errors.h"
+#include "onnxport/export.h"
+#include "onnxport/listings.h"
+#include "onnxport/option_table.h"
+#include "onnxport/report.h"
+
+namespace py = pybind11;
+
+namespace onnxport::python {
+
+namespace {
+
+const char* const kOrigin = "onnxport.export()";
+
+// An example input: tensors, and tuples, lists, dicts, numbers and None holding them.
+torch::jit::IValue to_ivalue(py::handle h) {
+  if (THPVariable_Check(h.ptr())) return THPVariable_Unpack(h.ptr());
+  if (h.is_none()) return {};
+  if (py::isinstance<py::bool_>(h)) return h.cast<bool>();
+  if (py::isinstance<py::int_>(h)) return h.cast<int64_t>();
+  if (py::isinstance<py::float_>(h)) return h.cast<double>();
+  if (py::isinstance<py::tuple>(h)) {
+    std::vector<torch::jit::IValue> items;
+    for (auto item : h) items.push_back(to_ivalue(item));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (py::isinstance<py::list>(h)) {
+    c10::List<at::Tensor> tensors;
+    for (auto item : h) {
+      if (!THPVariable_Check(item.ptr()))
+        throw ConfigError(std::string(kOrigin) + ": a list in `args` holds a " + py::str(item.get_type().attr("__name__")).cast<std::string>(),
+                          ErrorContext::with_hint("lists of example inputs may hold tensors only; use a tuple"));
+      tensors.push_back(THPVariable_Unpack(item.ptr()));
+    }
+    return tensors;
+  }
+  if (py::isinstance<py::dict>(h)) {
+    c10::Dict<std::string, at::Tensor> entries;
+    for (auto [key, value] : h.cast<py::dict>()) {
+      if (!py::isinstance<py::str>(key) || !THPVariable_Check(value.ptr()))
+        throw ConfigError(std::string(kOrigin) + ": a dict in `args` must map strings to tensors",
+                          ErrorContext::with_hint("a trailing dict passes keyword arguments; put others in a tuple"));
+      entries.insert(key.cast<std::string>(), THPVariable_Unpack(value.ptr()));
+    }
+    return entries;
+  }
+  throw ConfigError(std::string(kOrigin) + ": an argument of type " +
+                        py::str(h.get_type().attr("__name__")).cast<std::string>() + " cannot be an example input",
+                    ErrorContext::with_hint("pass tensors, numbers, None, or tuples/lists of them"));
+}
+
+// One Exporter per list of plugin directories, kept for the process: packs load once.
+std::shared_ptr<Exporter> exporter_for(const std::vector<std::string>& plugin_dirs) {
+  static std::map<std::vector<std::string>, std::shared_ptr<Exporter>> exporters;
+  auto& slot = exporters[plugin_dirs];
+  if (!slot) slot = std::make_shared<Exporter>(plugin_dirs);
+  return slot;
+}
+
+// Exports and returns the report (docs/export-report.md) as JSON text; with `report_path`, also
+// writes it there, for a failed export too (as `onnxport export --report` does).
+std::string export_module(Exporter& exporter, const torch::jit::Module& module, const py::list& args,
+                          const std::string& output_path, const std::string& options_json,
+                          const std::string& report_path) {
+  ExportOptions options;
+  apply_options_json(options_json, kOrigin, options);
+  options.validate();
+  if (!report_path.empty()) check_report_path(report_path, {}, {output_path, options.external_data_file});
+  std::vector<torch::jit::IValue> inputs;
+  for (auto arg : args) inputs.push_back(to_ivalue(arg));
+  py::gil_scoped_release released;
+  ReportInput in{"<python module>", output_path, nullptr, &options, std::nullopt};
+  ExportReport report;
+  try {
+    report = exporter.export_module(module, std::move(inputs), output_path, options);
+  } catch (const Error& e) {
+    if (!report_path.empty()) {
+      in.report = &exporter.last_report();
+      in.failure = ReportFailure::from(e);
+      write_export_report(report_path, in);
+    }
+    throw;
+  }
+  in.report = &report;
+  if (!report_path.empty()) write_export_report(report_path, in);
+  return export_report_json(in);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_onnxport, m) {
+  m.doc() = "onnxport's C++ exporter; use the onnxport package's functions";
+  static py::exception<Error> export_error(m, "ExportError", PyExc_RuntimeError);
+  // The message is the line the CLI prints after "onnxport: ". Local: torch's own bindings keep
+  // translating their errors (pybind11's global translators are shared with them).
+  py::register_local_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      PyErr_SetString(export_error.ptr(), (std::string(e.kind()) + ": " + e.what()).c_str());
+    } catch (const c10::Error& e) {
+      const std::string what = e.what_without_backtrace();
+      PyErr_SetString(export_error.ptr(), ("internal error: " + what.substr(0, what.find('\n')) +
+                                           " — this is an onnxport bug; please report it")
+                                              .c_str());
+    }
+  });
+  py::class_<Exporter, std::shared_ptr<Exporter>>(m, "Exporter")
+      .def("export", &export_module, py::arg("module"), py::arg("args"), py::arg("output_path"),
+           py::arg("options_json"), py::arg("report_path"));
+  m.def("exporter", &exporter_for, py::arg("plugin_dirs"));
+  m.def(
+      "ops_json",
+      [](const std::vector<std::string>& plugin_dirs, int opset, const std::string& pack) {
+        return mappings_json(list_mappings(*exporter_for(plugin_dirs), opset, pack));
+      },
+      py::arg("plugin_dirs"), py::arg("opset"), py::arg("pack"));
+  m.def(
+      "plugins_json", [](const std::vector<std::string>& plugin_dirs) { return packs_json(*exporter_for(plugin_dirs)); },
+      py::arg("plugin_dirs"));
+}
+
+}  // namespace onnxport::python

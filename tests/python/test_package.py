@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""The Python package (python/onnxport): torch.onnx.export's signature on onnxport's exporter.
+
+Environment: ONNXPORT_PYTHONPATH (the build tree's python/ directory), ONNXPORT (the CLI, for
+comparisons), ONNXPORT_ORT_COMPARE (tests/integration/ort_compare.js), ONNXPORT_TEST_TMP (scratch),
+and for the model test ONNXPORT_FIXTURES (fixture directories holding <name>.json manifests,
+separated by ':').
+
+  PackageApiTest: arguments as torch.onnx takes them, file objects, ScriptFunctions, errors,
+                  ops()/plugins(), reports;
+  PackageModelsTest: every fixture model exported in this one process matches the CLI's file
+                  byte for byte and PyTorch in ONNX Runtime.
+"""
+import glob
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+import warnings
+from typing import Optional
+
+sys.path.insert(0, os.environ["ONNXPORT_PYTHONPATH"])
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import torch  # noqa: E402
+
+import onnxport  # noqa: E402
+
+CLI = os.environ["ONNXPORT"]
+ORT_COMPARE = os.environ["ONNXPORT_ORT_COMPARE"]
+TMP = os.environ["ONNXPORT_TEST_TMP"]
+
+
+def path(*names):
+    return os.path.join(TMP, *names)
+
+
+def cli(*args):
+    return subprocess.run([CLI, *args], capture_output=True, text=True)
+
+
+def save_manifest(name, inputs, outputs):
+    """Inputs and PyTorch's outputs as .npy files and a manifest ort_compare.js reads."""
+    entries = []
+    for k, t in enumerate(inputs):
+        np.save(path(f"{name}.in{k}.npy"), t.numpy())
+        entries.append({"name": f"input{k}", "file": f"{name}.in{k}.npy", "shape": list(t.shape),
+                        "dtype": str(t.numpy().dtype)})
+    outs = []
+    for k, t in enumerate(outputs):
+        np.save(path(f"{name}.out{k}.npy"), t.detach().numpy())
+        outs.append({"file": f"{name}.out{k}.npy"})
+    manifest = path(f"{name}.json")
+    with open(manifest, "w") as fh:
+        json.dump({"model": f"{name}.pt", "inputs": entries, "outputs": outs}, fh)
+    return manifest
+
+
+def ort_matches(onnx_file, manifest):
+    r = subprocess.run(["node", ORT_COMPARE, onnx_file, manifest], capture_output=True, text=True)
+    return r.returncode == 0, r.stdout + r.stderr
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.drop = torch.nn.Dropout(0.5)
+
+    def forward(self, x, scale: float = 1.0, bias: Optional[torch.Tensor] = None):
+        y = self.drop(torch.relu(self.bn(self.conv(x)))) * scale
+        return y if bias is None else y + bias
+
+
+@torch.jit.script
+def branchy(x: torch.Tensor) -> torch.Tensor:
+    if bool(x.sum() > 0):
+        return x * 2
+    return -x
+
+
+class PackageApiTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        shutil.rmtree(TMP, ignore_errors=True)
+        os.makedirs(TMP)
+        torch.manual_seed(0)
+
+    def test_an_nn_module_with_keyword_args_dynamic_axes_and_names_matches_pytorch(self):
+        block = Block()
+        block.train()  # export in eval mode (the default) and give the module back in train mode
+        x, bias = torch.randn(2, 3, 8, 8), torch.randn(1, 4, 1, 1)
+        out = path("block.onnx")
+        report = onnxport.export(block, (x, {"bias": bias}), out, input_names=["image", "bias"],
+                                 output_names=["features"], dynamic_axes={"image": {0: "batch"}})
+        self.assertTrue(block.training, "the module's mode must be restored")
+        self.assertEqual(report["status"], "ok")
+        g = onnx.load(out).graph
+        self.assertEqual([i.name for i in g.input], ["image", "bias"])
+        self.assertEqual(g.input[0].type.tensor_type.shape.dim[0].dim_param, "batch")
+        self.assertEqual([o.name for o in g.output], ["features"])
+        self.assertNotIn("Dropout", [n.op_type for n in g.node])
+        self.assertNotIn("BatchNormalization", [n.op_type for n in g.node])  # fused in eval mode
+        block.eval()
+        x3 = torch.randn(3, 3, 8, 8)  # another batch size: the axis is dynamic
+        ok, log = ort_matches(out, save_manifest("block", [x3, bias], [block(x3, 1.0, bias)]))
+        self.assertTrue(ok, log)
+
+    def test_a_file_object_gets_the_bytes_a_path_gets(self):
+        model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh()).eval()
+        x = torch.randn(2, 4)
+        onnxport.export(model, x, path("seq.onnx"))
+        buffer = io.BytesIO()
+        onnxport.export(model, (x,), buffer)
+        with open(path("seq.onnx"), "rb") as fh:
+            self.assertEqual(buffer.getvalue(), fh.read())
+
+    def test_a_script_function_keeps_its_control_flow(self):
+        out = path("branchy.onnx")
+        report = onnxport.export(branchy, (torch.randn(3),), out)
+        self.assertEqual(report["mode"], "script")
+        self.assertIn("If", [n.op_type for n in onnx.load(out).graph.node])
+        for name, x in (("pos", torch.rand(3) + 0.1), ("neg", -torch.rand(3) - 0.1)):
+            ok, log = ort_matches(out, save_manifest(f"branchy_{name}", [x], [branchy(x)]))
+            self.assertTrue(ok, f"{name}: {log}")
+
+    def test_a_scripted_module_exports_its_script_and_a_traced_one_its_trace(self):
+        block = Block().eval()
+        x = torch.randn(1, 3, 8, 8)
+        scripted = torch.jit.script(block)
+        self.assertEqual(onnxport.export(scripted, (x,), path("scripted.onnx"))["mode"], "trace",
+                         "auto mode: no branch depends on tensor values")
+        traced = torch.jit.trace(block, x)
+        self.assertEqual(onnxport.export(traced, x, path("traced.onnx"), mode="trace")["mode"], "trace")
+        ok, log = ort_matches(path("scripted.onnx"), save_manifest("scripted", [x], [block(x)]))
+        self.assertTrue(ok, log)
+
+    def test_errors_raise_export_error_with_the_clis_line(self):
+        model = torch.nn.Linear(4, 4).eval()
+        x = torch.randn(1, 4)
+        traced = torch.jit.trace(model, x)
+        traced.save(path("linear.pt"))
+        with self.assertRaises(onnxport.ExportError) as caught:
+            onnxport.export(traced, x, path("bad.onnx"), opset_version=99)
+        r = cli("export", path("linear.pt"), "-o", path("bad.onnx"), "--input", "x:1x4", "--opset", "99")
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr.strip(), "onnxport: " + str(caught.exception))
+        self.assertFalse(os.path.exists(path("bad.onnx")))
+        self.assertIsInstance(caught.exception, RuntimeError)
+
+        with self.assertRaisesRegex(onnxport.ExportError, r"argument 'dynamic_axes' has the wrong type"):
+            onnxport.export(traced, x, path("bad.onnx"), dynamic_axes="x")
+        with self.assertRaisesRegex(onnxport.ExportError, r"unknown argument 'opset'"):
+            onnxport.export(traced, x, path("bad.onnx"), opset=13)
+        with self.assertRaisesRegex(onnxport.ExportError, r"export_modules_as_functions is not supported"):
+            onnxport.export(model, x, path("bad.onnx"), export_modules_as_functions=True)
+        with self.assertRaisesRegex(onnxport.ExportError, r"keyword argument\(s\) nope of `args`"):
+            onnxport.export(Block(), (torch.randn(1, 3, 8, 8), {"nope": 1}), path("bad.onnx"))
+        with self.assertRaisesRegex(onnxport.ExportError, r"tracing Linear on the given args failed"):
+            onnxport.export(model, torch.randn(1, 5), path("bad.onnx"))
+
+        class Unsupported(torch.nn.Module):
+            def forward(self, x):
+                return torch.special.erfinv(x)
+
+        with self.assertRaisesRegex(onnxport.ExportError, r"(?s)^unsupported op: .*aten::erfinv"):
+            onnxport.export(Unsupported(), x * 0.1, path("bad.onnx"))
+        self.assertFalse(os.path.exists(path("bad.onnx")))
+
+    def test_ops_and_plugins_list_what_the_cli_lists(self):
+        cli_ops = json.loads(cli("ops", "--json").stdout)
+        self.assertEqual(onnxport.ops(), cli_ops)
+        self.assertGreater(len(cli_ops), 500)
+        self.assertEqual(onnxport.ops(opset=9, pack="nn"), json.loads(cli("ops", "--json", "--opset", "9",
+                                                                           "--pack", "nn").stdout))
+        self.assertEqual(onnxport.plugins(), json.loads(cli("plugins", "--json").stdout))
+        self.assertTrue(all(p["status"] == "loaded" for p in onnxport.plugins()))
+
+    def test_report_is_written_for_a_success_and_for_a_failure(self):
+        model = torch.nn.Linear(4, 2).eval()
+        report = path("report.json")
+        result = onnxport.export(model, torch.randn(1, 4), path("r.onnx"), report=report)
+        with open(report) as fh:
+            written = json.load(fh)
+        self.assertEqual((written["status"], written["checker"]), ("ok", "ok"))
+        self.assertEqual(written["graph"], result["graph"])
+        failed = path("failed.md")
+        with self.assertRaises(onnxport.ExportError):
+            onnxport.export(model, torch.randn(1, 4), path("r2.onnx"), report=failed, opset_version=7,
+                            dynamic_axes={"missing": [0]})
+        with open(failed) as fh:
+            self.assertIn("failed", fh.read())
+
+
+def fixture_manifests():
+    dirs = [d for d in os.environ.get("ONNXPORT_FIXTURES", "").split(":") if d]
+    found = []
+    for d in dirs:
+        for manifest in sorted(glob.glob(os.path.join(d, "*.json"))):
+            with open(manifest) as fh:
+                m = json.load(fh)
+            if isinstance(m, dict) and "model" in m and "inputs" in m:
+                found.append((manifest, m))
+    return found
+
+
+class PackageModelsTest(unittest.TestCase):
+    """Each model exported in this one process, as a user would from Python, and with the CLI."""
+
+    def test_every_fixture_model_matches_the_cli_byte_for_byte_and_pytorch(self):
+        manifests = fixture_manifests()
+        self.assertTrue(manifests, "no fixture manifests found in ONNXPORT_FIXTURES")
+        os.makedirs(path("models"), exist_ok=True)
+        for manifest, m in manifests:
+            name = os.path.splitext(os.path.basename(manifest))[0]
+            with self.subTest(model=name):
+                d = os.path.dirname(manifest)
+                inputs = [torch.from_numpy(np.load(os.path.join(d, i["file"]))) for i in m["inputs"]]
+
+                def nest(spec):
+                    return tuple(nest(s) for s in spec) if isinstance(spec, list) else inputs[spec]
+
+                args = nest(m["args"]) if "args" in m else tuple(inputs)
+                names = [i["name"] for i in m["inputs"]]
+                package_file, cli_file = path("models", f"{name}.package.onnx"), path("models", f"{name}.cli.onnx")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    onnxport.export(torch.jit.load(os.path.join(d, m["model"])), args, package_file,
+                                    input_names=names, opset_version=17)
+                flags = [a for i in m["inputs"] for a in ("--input", f"{i['name']}={os.path.join(d, i['file'])}")]
+                r = cli("export", os.path.join(d, m["model"]), "-o", cli_file, "--opset", "17", *flags)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(package_file, "rb") as a, open(cli_file, "rb") as b:
+                    self.assertTrue(a.read() == b.read(), f"{name}: the package's file differs from the CLI's")
+                ok, log = ort_matches(package_file, manifest)
+                self.assertTrue(ok, f"{name}: {log}")
+
+
+if __name__ == "__main__":
+    unittest.main()
