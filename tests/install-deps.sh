@@ -2,6 +2,7 @@
 # Installs everything onnxport needs on a fresh Debian bookworm machine (run as root).
 # Build: libtorch, libonnx, protobuf, Boost, nlohmann-json, CLI11, doctest, ninja, ccache;
 # pybind11 and Python's headers for the Python package (python/).
+# Run: Graphviz's dot for `onnxport inspect --html`. Tests: Chromium renders that page headless.
 # Run: an optimized BLAS (OpenBLAS). Debian's libtorch multiplies matrices through the system's
 # libblas.so.3, which without it is the reference BLAS: an export's one forward pass (type
 # recording) takes 0.6 s instead of 0.05 s on ResNet-50.
@@ -16,6 +17,7 @@ packages=(
   libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
   python3-torch python3-torchvision python3-onnx python3-numpy
   pybind11-dev python3-dev
+  graphviz chromium
   clang-14 libclang-rt-14-dev
 )
 # Node may come from another packaging of nodejs that bundles npm: only add Debian's if absent.

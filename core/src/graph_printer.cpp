@@ -3,14 +3,12 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "attribute_text.h"
 #include "onnx_io.h"
 
 namespace onnxport::core {
 
-namespace {
-std::string type_str(const onnx::TypeProto& t) { return from_type_proto(t).str(); }
-
-std::string attr_str(const onnx::AttributeProto& a) {
+std::string attribute_text(const onnx::AttributeProto& a) {
   std::ostringstream os;
   os << a.name() << "=";
   switch (a.type()) {
@@ -43,9 +41,10 @@ std::string attr_str(const onnx::AttributeProto& a) {
   }
   return os.str();
 }
-}  // namespace
 
 namespace {
+std::string type_str(const onnx::TypeProto& t) { return from_type_proto(t).str(); }
+
 void collect_types(const onnx::GraphProto& g, std::map<std::string, std::string>& types) {
   for (const auto& vi : g.input()) types[vi.name()] = type_str(vi.type());
   for (const auto& vi : g.output()) types[vi.name()] = type_str(vi.type());
@@ -65,7 +64,7 @@ void print_nodes(std::ostringstream& os, const onnx::GraphProto& g, const std::s
     os << " = " << (n.domain().empty() ? "" : n.domain() + "::") << n.op_type();
     if (n.attribute_size()) {
       os << "[";
-      for (int k = 0; k < n.attribute_size(); ++k) os << (k ? ", " : "") << attr_str(n.attribute(k));
+      for (int k = 0; k < n.attribute_size(); ++k) os << (k ? ", " : "") << attribute_text(n.attribute(k));
       os << "]";
     }
     os << "(";

@@ -52,6 +52,8 @@ bool has_non_positive(const onnx::AttributeProto& a) {
   return false;
 }
 
+}  // namespace
+
 void refuse_attributes_inference_cannot_take(const onnx::GraphProto& graph) {
   for (const auto& node : graph.node()) {
     const bool standard = is_standard_domain(node);
@@ -70,8 +72,6 @@ void refuse_attributes_inference_cannot_take(const onnx::GraphProto& graph) {
     }
   }
 }
-
-}  // namespace
 
 onnx::ModelProto read_model_file(const std::string& path) {
   require_regular_file(path, "the ONNX file", "give the path of an .onnx file", /*allow_empty=*/false);
