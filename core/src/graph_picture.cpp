@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "attribute_text.h"
+#include "input_file.h"
 #include "onnx_io.h"
 #include "onnxport/errors.h"
 #include "output_file.h"
@@ -45,9 +46,11 @@ std::string valid_utf8(const std::string& text) {
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     const auto lead = static_cast<unsigned char>(text[i]);
-    const size_t length = lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
-                                                                          : lead >= 0xF0 && lead <= 0xF4 ? 4
-                                                                                                         : 0;
+    const size_t length = lead < 0x80                    ? 1
+                          : lead >= 0xC2 && lead <= 0xDF ? 2
+                          : lead >= 0xE0 && lead <= 0xEF ? 3
+                          : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                         : 0;
     bool valid = length > 0 && i + length <= text.size();
     for (size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
     if (valid) {
@@ -245,16 +248,15 @@ std::string slot_name(const onnx::OpSchema* schema, bool input, int k) {
   return params.back().GetOption() == onnx::OpSchema::Variadic ? params.back().GetName() : fallback;
 }
 
-std::string op_text(const onnx::NodeProto& n) {
-  return (is_standard_domain(n) ? "" : n.domain() + "::") + n.op_type();
-}
+std::string op_text(const onnx::NodeProto& n) { return (is_standard_domain(n) ? "" : n.domain() + "::") + n.op_type(); }
 
 // Sub-graph attributes: (name, body); a GRAPHS attribute gives "name[k]" for each body.
 std::vector<std::pair<std::string, const onnx::GraphProto*>> bodies_of(const onnx::NodeProto& n) {
   std::vector<std::pair<std::string, const onnx::GraphProto*>> bodies;
   for (const auto& a : n.attribute()) {
     if (a.has_g()) bodies.emplace_back(a.name(), &a.g());
-    for (int k = 0; k < a.graphs_size(); ++k) bodies.emplace_back(a.name() + "[" + std::to_string(k) + "]", &a.graphs(k));
+    for (int k = 0; k < a.graphs_size(); ++k)
+      bodies.emplace_back(a.name() + "[" + std::to_string(k) + "]", &a.graphs(k));
   }
   return bodies;
 }
@@ -294,7 +296,7 @@ struct Cluster {
 // Constant nodes are listed on the nodes reading them, as initializers are, instead of drawn:
 // exports share scalars and shape vectors as Constants, and one read all over the graph (swin_t
 // has one with 284 readers) drawn as a node has dot route edges through every rank of the
-// picture, which takes it hours.
+// picture: with its 55 Constants drawn, dot did not finish swin_t in 15 minutes.
 bool listed_not_drawn(const onnx::NodeProto& n) {
   return n.op_type() == "Constant" && is_standard_domain(n) && n.input_size() == 0 && n.output_size() == 1;
 }
@@ -323,43 +325,37 @@ struct Scope {
   }
 };
 
+// Past this many drawn nodes dot's layout time explodes, mostly in network simplex positioning
+// over the virtual nodes of edges that cross many ranks. Edge types then become xlabels (placed
+// after layout; a label is a node of its own and doubles the ranks) and positioning stops after
+// nslimit x nodes iterations. swin_t, 2319 nodes drawn: 329 s as dot's defaults, 90 s with
+// xlabels, 9 s with both; DenseNet-121 (368): 6.5 s, 0.6 s with both.
+constexpr size_t kLargeGraphNodes = 200;
+
 const char* const kModuleFills[] = {"#f2f5fa", "#e6edf6", "#dae4f1", "#cedbec"};
 
 class Picture {
-  // Nodes go into one cluster per module *call*: a run of consecutive nodes (in the file's order,
-  // the order they ran in for an export) inside that module. A module called twice (torchvision's
-  // ResNet blocks call self.relu twice) gets two clusters: one cluster holding both calls would
-  // make dot put them on adjacent ranks and route the edges between them upward around it.
-  Cluster& call_cluster(Cluster& graph_cluster, const std::vector<std::string>& chain) {
-    auto& open = graph_cluster.open_calls;
-    size_t shared = 0;
-    while (shared < open.size() && shared < chain.size() && open[shared]->label == chain[shared]) ++shared;
-    open.resize(shared);
-    while (open.size() < chain.size()) {
-      Cluster& call = (open.empty() ? graph_cluster : *open.back()).add_child();
-      call.label = chain[open.size()];
-      call.call = ++calls_[call.label];
-      open.push_back(&call);
-    }
-    return open.empty() ? graph_cluster : *open.back();
-  }
-
  public:
   Picture(const onnx::ModelProto& model, const TypeTexts& types) : types_(types), opsets_(opsets_of(model)) {
     draw_main_graph(model.graph());
   }
 
   std::string dot(const std::string& comment) const {
+    const bool large = drawn_nodes_ > kLargeGraphNodes;
     std::ostringstream os;
-    os << "// " << valid_utf8(comment) << "\n"
-       << "digraph onnx {\n"
-       << "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=10, nodesep=0.25, ranksep=0.3, labeljust=l]\n"
+    os << "// " << valid_utf8(comment) << "\n";
+    if (large)
+      os << "// " << drawn_nodes_ << " nodes drawn: edge types as xlabels and nslimit=1, so that dot takes seconds\n";
+    os << "digraph onnx {\n"
+       << "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=10, nodesep=0.25, ranksep=0.3, labeljust=l"
+       << (large ? ", nslimit=1" : "") << "]\n"
        << "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#4a6fa5\", "
           "fontname=\"Helvetica\", fontsize=10, height=0.3, margin=\"0.1,0.03\"]\n"
        << "  edge [fontname=\"Helvetica\", fontsize=8, fontcolor=\"#555555\", color=\"#7a7a7a\", arrowsize=0.6]\n";
     int clusters = 0;
     write_cluster_contents(os, root_, "  ", 0, clusters);
-    for (const auto& edge : edges_) os << "  " << edge << "\n";
+    for (const auto& [from, to, value] : value_edges_) os << "  " << value_edge(from, to, value, large) << "\n";
+    for (const auto& edge : link_edges_) os << "  " << edge << "\n";
     os << "}\n";
     return os.str();
   }
@@ -372,13 +368,13 @@ class Picture {
     for (const auto& in : g.input()) {
       if (scope.initializers.count(in.name())) continue;  // initializers listed as inputs too
       const std::string id = "graph-input-" + std::to_string(k++);
-      root_.statements.push_back(value_node(id, "graph-input", "ellipse", "#dff0d8", "input " + in.name(), in.name()));
+      root_.statements.push_back(value_node(id, "graph-input", "#dff0d8", with_type("input " + in.name(), in.name())));
       scope.producers[in.name()] = id;
     }
     draw_nodes(g, "onnx-node-", root_, scope);
     for (int i = 0; i < g.output_size(); ++i) {
       const std::string id = "graph-output-" + std::to_string(i), &name = g.output(i).name();
-      root_.statements.push_back(value_node(id, "graph-output", "ellipse", "#fbe3c8", "output " + name, name));
+      root_.statements.push_back(value_node(id, "graph-output", "#fbe3c8", with_type("output " + name, name)));
       connect(scope, name, id);
     }
   }
@@ -404,14 +400,33 @@ class Picture {
     Cluster& cluster = call_cluster(where, chain);
     const auto bodies = bodies_of(n);
     cluster.statements.push_back(dot_string(id) + " [id=" + dot_string(id) + ", class=\"onnx-node" +
-                                 (bodies.empty() ? "" : " has-subgraph") + "\", label=" +
-                                 dot_string(node_label(n, scope, bodies)) +
+                                 (bodies.empty() ? "" : " has-subgraph") +
+                                 "\", label=" + dot_string(node_label(n, scope, bodies)) +
                                  ", tooltip=" + dot_string(node_tooltip(n, scope, provenance, chain)) +
                                  (bodies.empty() ? "" : ", peripheries=2") + "]");
     ++cluster.onnx_nodes;
+    ++drawn_nodes_;
     for (const auto& in : n.input())
       if (!in.empty()) connect(scope, in, id);
     for (const auto& [name, body] : bodies) draw_body(n, id, name, *body, cluster, scope);
+  }
+
+  // Nodes go into one cluster per module *call*: a run of consecutive nodes (in the file's order,
+  // the order they ran in for an export) inside that module. A module called twice (torchvision's
+  // ResNet blocks call self.relu twice) gets two clusters: one cluster holding both calls would
+  // make dot put them on adjacent ranks and route the edges between them upward around it.
+  Cluster& call_cluster(Cluster& graph_cluster, const std::vector<std::string>& chain) {
+    auto& open = graph_cluster.open_calls;
+    size_t shared = 0;
+    while (shared < open.size() && shared < chain.size() && open[shared]->label == chain[shared]) ++shared;
+    open.resize(shared);
+    while (open.size() < chain.size()) {
+      Cluster& call = (open.empty() ? graph_cluster : *open.back()).add_child();
+      call.label = chain[open.size()];
+      call.call = ++calls_[call.label];
+      open.push_back(&call);
+    }
+    return open.empty() ? graph_cluster : *open.back();
   }
 
   // A body as a dashed cluster next to its node: a note node standing for the body's inputs
@@ -425,7 +440,8 @@ class Picture {
     Scope scope;
     scope.outer = &outer;
     for (const auto& init : g.initializer()) scope.initializers.insert(init.name());
-    const std::string prefix = owner_id + "/" + attribute + "/", inputs_id = prefix + "inputs", return_id = prefix + "return";
+    const std::string prefix = owner_id + "/" + attribute + "/", inputs_id = prefix + "inputs",
+                      return_id = prefix + "return";
     std::vector<std::string> inputs;
     for (const auto& in : g.input()) {
       inputs.push_back(in.name() + ": " + type_or_unknown(in.name()));
@@ -435,33 +451,44 @@ class Picture {
                                  ", class=\"subgraph-inputs\", shape=note, fillcolor=\"#fff3cd\", label=" +
                                  dot_string(attribute + (inputs.empty() ? "" : "\n" + joined(inputs, "\n"))) +
                                  ", tooltip=" + dot_string(cluster.tooltip) + "]");
-    edges_.push_back(dot_string(owner_id) + " -> " + dot_string(inputs_id) + " [class=\"subgraph-link\", style=dashed, label=" +
-                     dot_string(attribute) + ", tooltip=" + dot_string(cluster.tooltip) + "]");
+    link_edges_.push_back(dot_string(owner_id) + " -> " + dot_string(inputs_id) +
+                          " [class=\"subgraph-link\", style=dashed, label=" + dot_string(attribute) +
+                          ", tooltip=" + dot_string(cluster.tooltip) + "]");
     draw_nodes(g, prefix, cluster, scope);
     std::vector<std::string> outputs;
     for (const auto& out : g.output()) outputs.push_back(out.name());
     cluster.statements.push_back(
-        value_node(return_id, "subgraph-return", "ellipse", "#fff3cd", "return", "returns " + joined(outputs, ", ")));
+        value_node(return_id, "subgraph-return", "#fff3cd", "return", "returns " + joined(outputs, ", ")));
     for (const auto& out : outputs) connect(scope, out, return_id);
   }
 
-  std::string value_node(const std::string& id, const std::string& css_class, const std::string& shape,
-                         const std::string& fill, const std::string& title, const std::string& value) const {
-    const auto type = types_.find(value);
-    const std::string label = title + (type == types_.end() ? "" : "\n" + type->second);
-    return dot_string(id) + " [id=" + dot_string(id) + ", class=" + dot_string(css_class) + ", shape=" + shape +
-           ", fillcolor=" + dot_string(fill) + ", label=" + dot_string(label) + ", tooltip=" + dot_string(label) + "]";
+  // A graph's input or output, or a body's return.
+  static std::string value_node(const std::string& id, const std::string& css_class, const std::string& fill,
+                                const std::string& label, const std::string& tooltip = {}) {
+    return dot_string(id) + " [id=" + dot_string(id) + ", class=" + dot_string(css_class) + ", shape=ellipse" +
+           ", fillcolor=" + dot_string(fill) + ", label=" + dot_string(label) +
+           ", tooltip=" + dot_string(tooltip.empty() ? label : tooltip) + "]";
   }
 
-  // One edge per value and consumer, labelled with the value's type; listed values get none.
+  std::string with_type(const std::string& title, const std::string& value) const {
+    const auto type = types_.find(value);
+    return title + (type == types_.end() ? "" : "\n" + type->second);
+  }
+
+  // One edge per value and consumer; listed values (initializers, Constants) get none.
   void connect(const Scope& scope, const std::string& value, const std::string& to) {
     const auto source = scope.source(value);
-    if (!source.producer || !edges_seen_.emplace(*source.producer, to, value).second) return;
+    if (source.producer && edges_seen_.emplace(*source.producer, to, value).second)
+      value_edges_.emplace_back(*source.producer, to, value);
+  }
+
+  // Labelled with the value's type: on the edge, or for a large graph as an xlabel placed after
+  // layout (see kLargeGraphNodes).
+  std::string value_edge(const std::string& from, const std::string& to, const std::string& value, bool large) const {
     const auto type = types_.find(value);
-    std::string edge = dot_string(*source.producer) + " -> " + dot_string(to) + " [class=\"value\"";
-    if (type != types_.end()) edge += ", label=" + dot_string(type->second);
-    edge += ", tooltip=" + dot_string(value + (type == types_.end() ? "" : " : " + type->second)) + "]";
-    edges_.push_back(std::move(edge));
+    std::string edge = dot_string(from) + " -> " + dot_string(to) + " [class=\"value\"";
+    if (type != types_.end()) edge += std::string(large ? ", xlabel=" : ", label=") + dot_string(type->second);
+    return edge + ", tooltip=" + dot_string(value + (type == types_.end() ? "" : " : " + type->second)) + "]";
   }
 
   static std::string listing_note(const Scope::Source& source) {
@@ -486,7 +513,8 @@ class Picture {
     for (int k = 0; k < n.input_size(); ++k) {
       const auto source = n.input(k).empty() ? Scope::Source{} : scope.source(n.input(k));
       if (source.listed())
-        lines.push_back(slot_name(schema, true, k) + ": " + type_or_unknown(n.input(k)) + (source.constant ? " const" : ""));
+        lines.push_back(slot_name(schema, true, k) + ": " + type_or_unknown(n.input(k)) +
+                        (source.constant ? " const" : ""));
     }
     if (!bodies.empty()) {
       std::vector<std::string> names;
@@ -537,7 +565,8 @@ class Picture {
     for (const auto& statement : c.statements) os << indent << statement << "\n";
     for (const auto& child : c.children) {
       const int number = clusters++;
-      os << indent << "subgraph \"cluster_" << number << "\" {\n" << indent << "  graph [id=\"cluster-" << number << "\", ";
+      os << indent << "subgraph \"cluster_" << number << "\" {\n"
+         << indent << "  graph [id=\"cluster-" << number << "\", ";
       if (child->body) {
         os << "class=\"subgraph\", style=\"dashed,rounded,filled\", fillcolor=\"#fffaf0\", color=\"#b08d3c\", label="
            << dot_string(child->label) << ", tooltip=" << dot_string(child->tooltip);
@@ -556,11 +585,13 @@ class Picture {
   const Opsets opsets_;
   Cluster root_;
   std::map<std::string, int> calls_;  // module path -> clusters drawn for it
-  std::vector<std::string> edges_;
+  size_t drawn_nodes_ = 0;
+  std::vector<std::tuple<std::string, std::string, std::string>> value_edges_;  // from, to, value
   std::set<std::tuple<std::string, std::string, std::string>> edges_seen_;
+  std::vector<std::string> link_edges_;  // a node to its sub-graphs
 };
 
-std::string main_opset_text(const onnx::ModelProto& model) {
+std::string opsets_text(const onnx::ModelProto& model) {
   std::vector<std::string> parts;
   for (const auto& imp : model.opset_import())
     parts.push_back((schema_domain(imp.domain()).empty() ? "" : imp.domain() + " ") + std::to_string(imp.version()));
@@ -569,7 +600,7 @@ std::string main_opset_text(const onnx::ModelProto& model) {
 
 std::string dot_of(const onnx::ModelProto& model, const TypeTexts& types, const std::string& file_name) {
   return Picture(model, types)
-      .dot(file_name + ": opset " + main_opset_text(model) + ", " + count_text(count_nodes(model.graph()), "node"));
+      .dot(file_name + ": opset " + opsets_text(model) + ", " + count_text(count_nodes(model.graph()), "node"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -746,9 +777,10 @@ std::string page_header(const onnx::ModelProto& model, const TypeTexts& types, c
   std::unordered_set<std::string> initializers;
   for (const auto& init : g.initializer()) initializers.insert(init.name());
   const size_t nodes = count_nodes(g);
-  std::string facts = "opset " + main_opset_text(model) + " · ir_version " + std::to_string(model.ir_version());
+  std::string facts = "opset " + opsets_text(model) + " · ir_version " + std::to_string(model.ir_version());
   if (!model.producer_name().empty())
-    facts += " · producer " + model.producer_name() + (model.producer_version().empty() ? "" : " " + model.producer_version());
+    facts += " · producer " + model.producer_name() +
+             (model.producer_version().empty() ? "" : " " + model.producer_version());
   facts += " · " + count_text(static_cast<size_t>(g.node_size()), "node");
   if (nodes > static_cast<size_t>(g.node_size()))
     facts += " (+" + std::to_string(nodes - static_cast<size_t>(g.node_size())) + " in sub-graphs)";
@@ -771,6 +803,19 @@ std::string html_page(const onnx::ModelProto& model, const TypeTexts& types, con
          "</script>\n</body>\n</html>\n";
 }
 
+// check_output_path's checks, with hints that speak of an HTML page rather than an export.
+void check_html_path(const std::string& html_path, const std::string& onnx_path) {
+  const auto refuse = [&](const std::string& problem, const std::string& hint) {
+    throw ConfigError("the HTML file '" + html_path + "' " + problem, ErrorContext::with_hint(hint));
+  };
+  if (html_path.empty()) refuse("is empty", "give a file name such as graph.html");
+  struct stat st {};
+  if (::stat(html_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    refuse("is a directory", "give a file name, e.g. " + html_path + "/graph.html");
+  if (same_file(html_path, onnx_path)) refuse("is the ONNX file itself", "give another file name, e.g. graph.html");
+  check_output_path(html_path, {}, "the HTML file");
+}
+
 }  // namespace
 
 }  // namespace onnxport::core
@@ -783,9 +828,7 @@ std::string graph_dot(const std::string& onnx_path) {
 }
 
 void write_graph_html(const std::string& onnx_path, const std::string& html_path) {
-  if (html_path.empty())
-    throw ConfigError("the HTML file name is empty", ErrorContext::with_hint("give a file name such as graph.html"));
-  core::check_output_path(html_path, {onnx_path}, "the HTML file");
+  core::check_html_path(html_path, onnx_path);
   const auto model = core::read_model_file(onnx_path);
   const auto types = core::value_types(model);
   const auto file_name = core::file_name_of(onnx_path);

@@ -441,6 +441,51 @@ class PictureTest(unittest.TestCase):
         svg = subprocess.run([DOT, "-Tsvg"], input=result.stdout, capture_output=True, text=True, timeout=300)
         self.assertEqual(svg.returncode, 0, svg.stderr[:2000])
 
+    def test_file_from_another_tool(self):
+        """No provenance, no value_info: clusters come from the node names, types from ONNX shape
+        inference; past 200 nodes the types are xlabels and dot's positioning is bounded."""
+        from onnx import TensorProto, helper
+        nodes, previous = [], "x"
+        for k in range(240):
+            block = f"blocks.{k // 10}"
+            nodes.append(helper.make_node("Relu", [previous], [f"v{k}"], name=f"/blocks/{block}/Relu_{k}"))
+            previous = f"v{k}"
+        graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                                  [helper.make_tensor_value_info(previous, TensorProto.FLOAT, [2, 3])])
+        path = os.path.join(TMP, "other_tool.onnx")
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+        result = run("inspect", path, "--dot")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, r"graph \[[^\]]*nslimit=1")
+        layout = Layout(result.stdout)
+        values = [edge for _, _, edge in layout.edges if edge.get("class") == "value"]
+        self.assertEqual(len(values), 241)
+        for edge in values:
+            self.assertEqual(edge.get("xlabel"), "float32[2,3]")
+            self.assertFalse(edge.get("label"))
+        labels = sorted(c["label"] for c in layout.clusters)
+        self.assertEqual(labels, sorted(["blocks"] + [f"blocks.{b}" for b in range(24)]))
+        for c in layout.clusters:
+            parent = layout.parent_cluster(c)
+            self.assertEqual(parent["label"] if parent else None, None if c["label"] == "blocks" else "blocks")
+
+    def test_inference_that_would_crash_is_skipped(self):
+        """libonnx's Conv inference divides by the strides: a zero stride must not kill inspect."""
+        from onnx import TensorProto, helper
+        graph = helper.make_graph(
+            [helper.make_node("Conv", ["x", "w"], ["c"], name="/conv/Conv", strides=[0, 0]),
+             helper.make_node("Relu", ["c"], ["y"], name="/Relu")], "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            [helper.make_tensor("w", TensorProto.FLOAT, [1, 1, 1, 1], [1.0])])
+        path = os.path.join(TMP, "zero_stride.onnx")
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+        result = run("inspect", path, "--dot")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        conv_to_relu = [e for t, h, e in Layout(result.stdout).edges if (t, h) == ("onnx-node-0", "onnx-node-1")]
+        self.assertEqual(len(conv_to_relu), 1)
+        self.assertFalse(conv_to_relu[0].get("label"), "no type known for c")
+
     def test_plain_inspect_still_prints_text(self):
         result = run("inspect", self.model_path)
         self.assertEqual(result.returncode, 0, result.stderr)
