@@ -7,6 +7,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "onnx_io.h"
 #include "input_file.h"
@@ -52,9 +53,56 @@ bool has_non_positive(const onnx::AttributeProto& a) {
   return false;
 }
 
+using DeclaredRanks = std::unordered_map<std::string, int>;
+
+// The ranks the graph declares: its inputs, outputs, value_info and initializers, on top of
+// those of the graphs around it.
+DeclaredRanks declared_ranks(const onnx::GraphProto& graph, DeclaredRanks ranks) {
+  auto add = [&](const onnx::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+  };
+  for (const auto& v : graph.input()) add(v);
+  for (const auto& v : graph.output()) add(v);
+  for (const auto& v : graph.value_info()) add(v);
+  for (const auto& t : graph.initializer()) ranks[t.name()] = t.dims_size();
+  return ranks;
+}
+
+std::string node_text(const onnx::NodeProto& node) {
+  return node.name().empty() ? "a " + node.op_type() + " node" : "node '" + node.name() + "' (" + node.op_type() + ")";
+}
+
+// libonnx's Conv inference reads the weight's kernel dims past the input's rank (SIGSEGV) when
+// the input has fewer dims than the weight; ONNX asks for equal ranks.
+void refuse_conv_rank_mismatch(const onnx::NodeProto& node, const DeclaredRanks& ranks) {
+  int weight_index = -1;
+  if (node.op_type() == "Conv" || node.op_type() == "ConvInteger") weight_index = 1;
+  if (node.op_type() == "QLinearConv") weight_index = 3;
+  if (weight_index < 0 || node.input_size() <= weight_index) return;
+  const auto x = ranks.find(node.input(0));
+  const auto w = ranks.find(node.input(weight_index));
+  if (x == ranks.end() || w == ranks.end() || x->second == w->second) return;
+  throw std::invalid_argument(node_text(node) + ": input '" + node.input(0) + "' has rank " +
+                              std::to_string(x->second) + " but weight '" + node.input(weight_index) + "' has rank " +
+                              std::to_string(w->second) + "; they must be equal");
+}
+
+void refuse_inputs_inference_cannot_take(const onnx::GraphProto& graph, const DeclaredRanks& outer) {
+  const DeclaredRanks ranks = declared_ranks(graph, outer);
+  for (const auto& node : graph.node()) {
+    if (is_standard_domain(node)) refuse_conv_rank_mismatch(node, ranks);
+    for (const auto& a : node.attribute()) {
+      if (a.has_g()) refuse_inputs_inference_cannot_take(a.g(), ranks);
+      for (const auto& g : a.graphs()) refuse_inputs_inference_cannot_take(g, ranks);
+    }
+  }
+}
+
 }  // namespace
 
 void refuse_attributes_inference_cannot_take(const onnx::GraphProto& graph) {
+  refuse_inputs_inference_cannot_take(graph, {});
   for (const auto& node : graph.node()) {
     const bool standard = is_standard_domain(node);
     for (const auto& a : node.attribute()) {
@@ -65,9 +113,7 @@ void refuse_attributes_inference_cannot_take(const onnx::GraphProto& graph) {
         if (a.name() != rule.attribute || !has_non_positive(a)) continue;
         for (const char* op : rule.ops)
           if (node.op_type() == op)
-            throw std::invalid_argument((node.name().empty() ? "a " + node.op_type() + " node"
-                                                             : "node '" + node.name() + "' (" + node.op_type() + ")") +
-                                        ": attribute " + a.name() + " must be positive, got " + ints_text(a));
+            throw std::invalid_argument(node_text(node) + ": attribute " + a.name() + " must be positive, got " + ints_text(a));
       }
     }
   }

@@ -78,7 +78,8 @@ CheckResult check_model_file(const std::string& path);
 // files of `model_dir` (external data, or the payload offsets of the model file itself), so no
 // parameter byte is read or copied. `what` names the model in messages.
 CheckResult check_model_structure(onnx::ModelProto proto, const std::string& model_dir, const std::string& what);
-// libonnx's shape inference divides by some attributes unchecked (a zero Conv stride: SIGFPE).
+// libonnx's shape inference divides by some attributes unchecked (a zero Conv stride: SIGFPE)
+// and reads a Conv weight's dims past a lower-rank input's (SIGSEGV).
 // Throws std::invalid_argument naming the node when the graph (or a sub-graph) has one; run it
 // before any InferShapes on a file onnxport did not write.
 void refuse_attributes_inference_cannot_take(const onnx::GraphProto& graph);
