@@ -120,8 +120,7 @@ std::string gemm_c_name(const ConstantAdd& a, Additions& additions) {
 }
 
 // MatMul of two 2-d values + Add of a constant that broadcasts into its [M, N] result: Gemm(A, B, c).
-bool fuse_into_matmul(OnnxModel& model, const ConstantAdd& a, const ValueUses&, const Types& types,
-                      Additions& additions) {
+bool fuse_into_matmul(OnnxModel& model, const ConstantAdd& a, const Types& types, Additions& additions) {
   onnx::NodeProto& mm = model.nodes[a.producer].proto;
   if (!is_standard_domain(mm) || mm.op_type() != "MatMul") return false;
   auto lhs = types.find(mm.input(0));
@@ -137,8 +136,7 @@ bool fuse_into_matmul(OnnxModel& model, const ConstantAdd& a, const ValueUses&, 
 }
 
 // Gemm(A, B[, C]) + Add of a constant: beta*C + c becomes the Gemm's C (and beta 1).
-bool fuse_into_gemm(OnnxModel& model, const ConstantAdd& a, const ValueUses&, const Types& types,
-                    Additions& additions) {
+bool fuse_into_gemm(OnnxModel& model, const ConstantAdd& a, const Types& types, Additions& additions) {
   onnx::NodeProto& gemm = model.nodes[a.producer].proto;
   if (!is_standard_domain(gemm) || gemm.op_type() != "Gemm") return false;
   const auto y = types.find(gemm.output(0));
@@ -176,8 +174,8 @@ size_t fuse_once(OnnxModel& model) {
   for (size_t i = 0; i < model.nodes.size(); ++i) {
     const auto a = constant_add(model, model.nodes[i].proto, uses);
     if (!a || drop[a->producer]) continue;
-    if (!fuse_into_conv(model, *a, uses, types, additions) && !fuse_into_gemm(model, *a, uses, types, additions) &&
-        !fuse_into_matmul(model, *a, uses, types, additions))
+    if (!fuse_into_conv(model, *a, uses, types, additions) && !fuse_into_gemm(model, *a, types, additions) &&
+        !fuse_into_matmul(model, *a, types, additions))
       continue;
     model.nodes[a->producer].proto.set_output(0, a->add->output(0));
     drop[i] = true;

@@ -41,7 +41,8 @@ torch::jit::IValue to_ivalue(py::handle h) {
     c10::List<at::Tensor> tensors;
     for (auto item : h) {
       if (!THPVariable_Check(item.ptr()))
-        throw ConfigError(std::string(kOrigin) + ": a list in `args` holds a " + py::str(item.get_type().attr("__name__")).cast<std::string>(),
+        throw ConfigError(std::string(kOrigin) + ": a list in `args` holds a " +
+                              py::str(item.get_type().attr("__name__")).cast<std::string>(),
                           ErrorContext::with_hint("lists of example inputs may hold tensors only; use a tuple"));
       tensors.push_back(THPVariable_Unpack(item.ptr()));
     }
@@ -129,7 +130,8 @@ PYBIND11_MODULE(_onnxport, m) {
       },
       py::arg("plugin_dirs"), py::arg("opset"), py::arg("pack"));
   m.def(
-      "plugins_json", [](const std::vector<std::string>& plugin_dirs) { return packs_json(*exporter_for(plugin_dirs)); },
+      "plugins_json",
+      [](const std::vector<std::string>& plugin_dirs) { return packs_json(*exporter_for(plugin_dirs)); },
       py::arg("plugin_dirs"));
 }
 
