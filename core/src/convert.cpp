@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "extra_outputs.h"
 #include "fallback.h"
 #include "onnx_eval.h"
 #include "onnxport/errors.h"
@@ -274,6 +275,10 @@ ConvertStats Converter::run() {
   if (o.output_names.size() > flat.size())
     throw ConfigError(std::to_string(o.output_names.size()) + " output names given, the model has " +
                       std::to_string(flat.size()) + " outputs");
+  const size_t declared = model_.outputs.size();
+  stats_.extra_outputs = add_extra_outputs(o.extra_outputs, stats_.value_names, builder_, model_);
+  for (size_t i = declared; i < model_.outputs.size(); ++i)
+    if (!model_.outputs[i].sequence) apply_dynamic_axes(model_.outputs[i].type, model_.outputs[i].name, o);
   check_dynamic_axes(model_, o);
   return stats_;
 }

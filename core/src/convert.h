@@ -5,6 +5,7 @@
 #include <string>
 
 #include "graph_builder.h"
+#include "onnxport/export.h"
 #include "onnxport/options.h"
 #include "resolve.h"
 #include "torch_graph.h"
@@ -26,6 +27,7 @@ struct ConvertStats {
   std::map<std::string, size_t> core_ops;      // control flow and placeholders the core converted
   // Top-level TorchScript tensor values and the ONNX value each became.
   std::vector<std::pair<const torch::jit::Value*, std::string>> value_names;
+  std::vector<ExtraOutputReport> extra_outputs;  // --extra-outputs, as added
 };
 
 // Builds `model` from the prepared graph: graph inputs and outputs, every node through its

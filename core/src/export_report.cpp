@@ -96,6 +96,10 @@ std::string export_report_json(const ReportInput& in) {
                 {"initializer_bytes", r.initializer_bytes},
                 {"op_histogram", r.op_histogram},
                 {"ops_by_pack", r.pack_ops}};
+  Json extra = Json::array();
+  for (const auto& e : r.extra_outputs)
+    extra.push_back({{"spec", e.spec}, {"kind", e.kind}, {"output", e.output}, {"type", e.type}});
+  j["extra_outputs"] = extra;
   j["fallback_nodes"] = r.fallback_ops;
   j["core_nodes"] = r.core_ops;
   j["passes"] = r.pass_results;
@@ -155,6 +159,10 @@ std::string export_report_markdown(const ReportInput& in) {
   std::vector<std::string> fallbacks;
   for (const auto& [op, n] : r.fallback_ops) fallbacks.push_back("`" + op + "` x" + std::to_string(n));
   list("Fallback nodes", fallbacks);
+  std::vector<std::string> extra;
+  for (const auto& e : r.extra_outputs)
+    extra.push_back("`" + e.output + "` " + e.type + " from " + e.kind + " `" + e.spec + "`");
+  list("Extra outputs", extra);
   list("Warnings", r.warnings);
   list("Notes", r.notes);
   list("Passes", r.pass_results);

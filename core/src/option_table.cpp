@@ -262,6 +262,15 @@ OptionRow name_list_row(const char* key, const char* flag, std::vector<std::stri
       strings_from_json, [](const std::vector<std::string>& v) { return Json(v); });
 }
 
+// A flag given once per string, a list of strings in the config file.
+OptionRow repeated_string_row(const char* key, const char* flag, FlagMerge merge, const char* value_name,
+                              std::vector<std::string> ExportOptions::*field, const char* help) {
+  ExportOption doc{key, flag, FlagForm::Repeated, merge, value_name, "a list of strings", "", help};
+  return field_row<std::vector<std::string>>(
+      doc, field, [](const std::string& text, std::vector<std::string>& v) { v.push_back(text); },
+      strings_from_json, [](const std::vector<std::string>& v) { return Json(v); });
+}
+
 // --external-data [FILE]; in a config file true, false or the file name.
 OptionRow external_data_row() {
   OptionRow row;
@@ -339,11 +348,13 @@ std::vector<OptionRow> make_rows() {
        "Shape/Gather computation, and the model is re-run at other sizes to prove it (e.g. --dynamic-axes "
        "x:0=batch,1=seq)"},
       &O::dynamic_axes, add_dynamic_axes, dynamic_axes_from_json, dynamic_axes_to_json)));
-  rows.push_back(field_row<std::vector<std::string>>(
-      {"plugin_dirs", "--plugin-dir", FlagForm::Repeated, FlagMerge::Add, "DIR", "a list of strings", "",
-       "extra directory of op packs"},
-      &O::plugin_dirs, [](const std::string& text, std::vector<std::string>& v) { v.push_back(text); },
-      strings_from_json, [](const std::vector<std::string>& v) { return Json(v); }));
+  rows.push_back(repeated_string_row(
+      "extra_outputs", "--extra-outputs", FlagMerge::Replace, "SPEC", &O::extra_outputs,
+      "make an intermediate value a graph output, after the model's own: a module path (layer3.1: what the module "
+      "returns, as output 'layer3.1'), a TorchScript value name, or an ONNX value name as --verbose prints it; "
+      "typed like any output"));
+  rows.push_back(repeated_string_row("plugin_dirs", "--plugin-dir", FlagMerge::Add, "DIR", &O::plugin_dirs,
+                                     "extra directory of op packs"));
   rows.push_back(torch_onnx(field_row<std::map<std::string, int>>(
       {"custom_opsets", "--custom-opset", FlagForm::Repeated, FlagMerge::Add, "DOMAIN=VERSION",
        R"(an object {"DOMAIN": VERSION})", "", "opset version of a custom domain, instead of the op pack's"},

@@ -155,6 +155,14 @@ void ExportOptions::validate() const {
       throw config_error("input " + std::to_string(i) + " is named '" + inputs[i].name + "' by --input and '" +
                              input_names[i] + "' by --input-names",
                          "name it in one place (--input NAME:... names the graph input)");
+  std::set<std::string> extra;
+  for (const auto& spec : extra_outputs) {
+    if (spec.empty() || spec == "%")
+      throw config_error("--extra-outputs: an empty name",
+                         "give a module path (layer3.1), a TorchScript value name or an ONNX value name");
+    if (!extra.insert(spec).second)
+      throw config_error("--extra-outputs '" + spec + "' is given twice", "give each extra output once");
+  }
   for (const auto& [domain, version] : custom_opsets)
     if (version < 1)
       throw config_error("custom opset " + domain + "=" + std::to_string(version) + " must be >= 1",

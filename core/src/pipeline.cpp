@@ -118,6 +118,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       report_.dynamic_checks = timed("prove dynamic axes", [&] {
         return prove_dynamic_axes(*prepared, ctx.input_names, converted.value_names, model, options_, model_file_);
       });
+      report_.extra_outputs = converted.extra_outputs;
       report_.mode = prepared->scripted ? "script" : "trace";
       report_.mode_reason = prepared->mode_reason;
       report_.warnings = prepared->warnings;

@@ -5,7 +5,8 @@
 
 `export` takes the arguments of torch.onnx.export (PyTorch 1.13) with the same names, defaults
 and meaning, plus onnxport's own keywords (plugin_dirs, mode and every other key of
-`onnxport export --print-config`). Errors raise onnxport.ExportError with the one-line message
+`onnxport export --print-config`, e.g. extra_outputs=["layer3.1"] to make what a module returns
+an extra graph output). Errors raise onnxport.ExportError with the one-line message
 the command line prints.
 """
 import contextlib

@@ -111,6 +111,21 @@ class PackageApiTest(unittest.TestCase):
         ok, log = ort_matches(out, save_manifest("block", [x3, bias], [block(x3, 1.0, bias)]))
         self.assertTrue(ok, log)
 
+    def test_extra_outputs_add_a_module_output_and_bad_ones_raise(self):
+        block = Block().eval()
+        x = torch.randn(2, 3, 8, 8)
+        out = path("block_extra.onnx")
+        report = onnxport.export(block, x, out, extra_outputs=["conv"])
+        self.assertEqual([o.name for o in onnx.load(out).graph.output], ["output_0", "conv"])
+        self.assertEqual(report["extra_outputs"], [{"spec": "conv", "kind": "module", "output": "conv",
+                                                    "type": "float32[2,4,8,8]"}])
+        with torch.no_grad():
+            ok, log = ort_matches(out, save_manifest("block_extra", [x], [block(x), block.conv(x)]))
+        self.assertTrue(ok, log)
+        with self.assertRaisesRegex(onnxport.ExportError, r"--extra-outputs 'cnv'.*did you mean 'conv'"):
+            onnxport.export(block, x, path("block_bad_extra.onnx"), extra_outputs=["cnv"])
+        self.assertFalse(os.path.exists(path("block_bad_extra.onnx")))
+
     def test_a_file_object_gets_the_bytes_a_path_gets(self):
         model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh()).eval()
         x = torch.randn(2, 4)

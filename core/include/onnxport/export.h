@@ -25,6 +25,14 @@ struct StageReport {
   bool failed = false;  // the stage threw: the export stopped here
 };
 
+// An intermediate value made a graph output by --extra-outputs.
+struct ExtraOutputReport {
+  std::string spec;    // as given: "layer3.1"
+  std::string kind;    // how the spec was read: "module", "torchscript value" or "onnx value"
+  std::string output;  // the graph output's name
+  std::string type;    // "float32[1,256,14,14]"
+};
+
 struct ExportReport {
   std::string output_path;
   size_t node_count = 0;
@@ -47,6 +55,7 @@ struct ExportReport {
   std::string external_data_path;              // where the parameters went, if not into the model
   std::vector<std::string> notes;              // what the export decided on its own (external data, ...)
   std::vector<std::string> pass_results;       // what each graph pass changed, one line each
+  std::vector<ExtraOutputReport> extra_outputs;  // after the model's own outputs, in the order given
 };
 
 // What an export is doing, for a progress display: the stage it entered and, while the write

@@ -61,6 +61,9 @@ struct ExportOptions {
   // the export fixed a size that changes (a baked-in Reshape target, an unrolled loop).
   bool check_dynamic_axes = true;
   std::vector<InputSpec> inputs;
+  // Intermediate values made graph outputs after the model's own: module paths, TorchScript
+  // value names or ONNX value names (extra_outputs.h).
+  std::vector<std::string> extra_outputs;
   std::vector<std::string> plugin_dirs;
   bool strict = true;       // validate every g.op against ONNX's schema
   bool check = true;        // run the ONNX checker + shape inference on the written file
