@@ -7,7 +7,8 @@
 # libblas.so.3, which without it is the reference BLAS: an export's one forward pass (type
 # recording) takes 0.6 s instead of 0.05 s on ResNet-50.
 # Tests: Python torch/torchvision/onnx (fixtures only, never the product), Node's onnxruntime-node;
-# clang-14 with its sanitizer and libFuzzer runtimes for the sanitizer/fuzz stage (tests/sanitize).
+# clang-14 with its sanitizer and libFuzzer runtimes for the sanitizer/fuzz stage (tests/sanitize);
+# ONNX's backend node tests (libonnx-testdata) for the evaluator; man-db to render the man page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,7 @@ packages=(
   python3-torch python3-torchvision python3-onnx python3-numpy
   pybind11-dev python3-dev
   graphviz chromium
+  libonnx-testdata man-db groff-base
   clang-14 libclang-rt-14-dev
 )
 # Node may come from another packaging of nodejs that bundles npm: only add Debian's if absent.

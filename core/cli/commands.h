@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "onnxport/option_table.h"
+#include "onnxport/verify.h"
 
 namespace onnxport::cli {
 
@@ -22,6 +23,14 @@ Command add_plugins_command(CLI::App& app);
 Command add_inspect_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
 Command add_options_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
+Command add_verify_command(CLI::App& app);
+// Generated from the app's definition: the bash completion script and the man page.
+Command add_completion_command(CLI::App& app);
+Command add_man_command(CLI::App& app);
+
+// Prints each input set's comparisons and the verdict; returns the exit code (1 on a mismatch).
+int print_verification(const VerifyResult& result);
 
 // The flags `onnxport export` handles itself, without a config key (--config, ...).
 const std::vector<ExportOption>& cli_only_export_options();

@@ -53,6 +53,16 @@ const ExportOption kReport{"",
                            "write a report of the export, also when it fails: each stage's status, time and peak "
                            "memory, nodes by op pack and ONNX op, fallbacks, warnings, passes, the checker's verdict "
                            "and file sizes (JSON schema: docs/export-report.md)"};
+const ExportOption kVerify{"",
+                           "--verify",
+                           FlagForm::Switch,
+                           FlagMerge::Replace,
+                           "",
+                           "",
+                           "",
+                           "after writing, run the model in libtorch and the ONNX file in onnxport's evaluator on the "
+                           "export's inputs and two more input sets, compare every output (rtol 1e-3, atol 1e-5) and "
+                           "exit 1 on a mismatch (the file stays, for inspection); as `onnxport verify`"};
 const ExportOption kPrintConfig{"",
                                 "--print-config",
                                 FlagForm::Switch,
@@ -75,6 +85,7 @@ struct ExportArgs {
   std::string model, output, config, report;
   std::vector<std::string> op_libraries;
   bool timings = false;
+  bool verify = false;
   std::deque<TableFlag> table_flags;  // a deque: CLI11 writes through pointers into its elements
 };
 
@@ -236,13 +247,18 @@ int run_export(const ExportArgs& args, bool print_config) {
     write_export_report(args.report, ReportInput{args.model, args.output, &report, &options, std::nullopt});
   print_report(report, args.output, options);
   if (args.timings || options.verbose) print_timings(report, args.timings ? std::cerr : std::cout);
-  return 0;
+  if (!args.verify) return 0;
+  VerifyOptions verify;
+  verify.inputs = options.inputs;
+  verify.seed = options.seed;
+  return print_verification(verify_onnx_file(args.model, args.output, verify));
 }
 
 }  // namespace
 
 const std::vector<ExportOption>& cli_only_export_options() {
-  static const std::vector<ExportOption> options{kConfig, kLoadOpLibrary, kTimings, kReport, kPrintConfig};
+  static const std::vector<ExportOption> options{kConfig, kLoadOpLibrary, kTimings, kReport, kVerify,
+                                                 kPrintConfig};
   return options;
 }
 
@@ -269,6 +285,7 @@ Command add_export_command(CLI::App& app) {
       ->type_name(kLoadOpLibrary.value_name);
   cmd->add_flag(kTimings.flag, args->timings, option_help(kTimings));
   cmd->add_option(kReport.flag, args->report, option_help(kReport))->type_name(kReport.value_name);
+  cmd->add_flag(kVerify.flag, args->verify, option_help(kVerify));
   auto* print_config = cmd->add_flag(kPrintConfig.flag)->description(option_help(kPrintConfig));
   return {cmd, [args, print_config] { return run_export(*args, print_config->count() > 0); }};
 }

@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
   CLI::App app{"onnxport " ONNXPORT_VERSION ": export TorchScript models to ONNX, no Python needed"};
   app.require_subcommand(1);
   const std::vector<Command> commands = {add_export_command(app),  add_ops_command(app),   add_plugins_command(app),
-                                         add_inspect_command(app), add_check_command(app), add_options_command(app)};
+                                         add_inspect_command(app), add_check_command(app), add_options_command(app),
+                                         add_run_command(app), add_verify_command(app), add_completion_command(app), add_man_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

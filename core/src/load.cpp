@@ -65,12 +65,10 @@ torch::jit::Module load_torchscript(const std::string& path) {
 
 }  // namespace
 
-LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
-                            std::vector<torch::jit::IValue> inputs) {
+torch::jit::Module load_torchscript_file(const std::string& path) {
   require_regular_file(path, "the model", "give the path of a TorchScript file saved with torch.jit.save");
-  LoadedModel loaded;
   try {
-    loaded.module = load_torchscript(path);
+    return load_torchscript(path);
   } catch (const Error&) {
     throw;
   } catch (const c10::Error& e) {
@@ -84,6 +82,12 @@ LoadedModel load_model_file(const std::string& path, const ExportOptions& option
                                             "if the model uses custom torch ops, load the library that registers "
                                             "them with --load-op-library"));
   }
+}
+
+LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
+                            std::vector<torch::jit::IValue> inputs) {
+  LoadedModel loaded;
+  loaded.module = load_torchscript_file(path);
   loaded.module_owned = true;
   loaded.inputs = inputs.empty() ? make_example_inputs(options.inputs, options.seed) : std::move(inputs);
   if (loaded.inputs.empty()) throw ConfigError("no example inputs", ErrorContext::for_file(path, kGiveInputs));

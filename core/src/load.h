@@ -23,6 +23,9 @@ struct LoadedModel {
   std::vector<torch::jit::IValue> inputs;                               // one per forward argument
 };
 
+// torch::jit::load with onnxport's errors (ModelError naming the file and what to do) and
+// torchvision's op library loaded when the model calls its ops.
+torch::jit::Module load_torchscript_file(const std::string& path);
 // `inputs` empty: made from options.inputs (random with options.seed, or .npy files).
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
                             std::vector<torch::jit::IValue> inputs);

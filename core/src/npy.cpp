@@ -27,7 +27,42 @@ std::optional<std::string> dict_value(const std::string& header, const std::stri
   return header.substr(start, end - start + (header[start] == '(' ? 1 : 0));
 }
 
+// .npy dtype descriptions of the types read (example inputs) and written; complex numbers are
+// only written (no model input takes them).
+const std::map<std::string, DType>& npy_types() {
+  static const std::map<std::string, DType> types = {
+      {"<f4", DType::Float}, {"<f8", DType::Double}, {"<f2", DType::Float16},
+      {"<i8", DType::Int64}, {"<i4", DType::Int32},  {"<i2", DType::Int16},
+      {"|i1", DType::Int8},  {"|u1", DType::UInt8},  {"|b1", DType::Bool},
+  };
+  return types;
+}
+
 }  // namespace
+
+void write_npy(const Tensor& t, std::ostream& out) {
+  std::string descr = t.dtype() == DType::Complex64 ? "<c8" : t.dtype() == DType::Complex128 ? "<c16" : "";
+  for (const auto& [d, type] : npy_types())
+    if (type == t.dtype()) descr = d;
+  if (descr.empty())
+    throw ExportError(std::string("a ") + dtype_name(t.dtype()) + " tensor cannot be written as .npy here",
+                      ErrorContext::with_hint("cast the output to a numpy-supported type in the model"));
+  std::string shape = "(";
+  for (int64_t d : t.shape()) shape += std::to_string(d) + ",";
+  if (t.shape().size() > 1) shape.pop_back();
+  shape += ")";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Magic (6) + version (2) + length (2) + header + '\n', padded with spaces to a multiple of 64.
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  const uint16_t length = static_cast<uint16_t>(header.size());
+  out.write("\x93NUMPY\x01\x00", 8);
+  const char length_bytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
+  out.write(length_bytes, 2);
+  out << header;
+  out.write(static_cast<const char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
+}
 
 Tensor read_npy(const std::string& path) {
   auto fail = [&](const std::string& why) -> ConfigError {
@@ -70,11 +105,7 @@ Tensor read_npy(const std::string& path) {
   std::string descr = *descr_value;
   if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
   if (*order == "True") throw fail("Fortran order (save a C-ordered array: numpy.ascontiguousarray)");
-  static const std::map<std::string, DType> types = {
-      {"<f4", DType::Float}, {"<f8", DType::Double}, {"<f2", DType::Float16},
-      {"<i8", DType::Int64}, {"<i4", DType::Int32},  {"<i2", DType::Int16},
-      {"|i1", DType::Int8},  {"|u1", DType::UInt8},  {"|b1", DType::Bool},
-  };
+  const auto& types = npy_types();
   auto t = types.find(descr);
   if (t == types.end()) throw fail("unsupported dtype " + descr);
   const uint64_t data_bytes = file_size - prefix - header_len;
@@ -104,8 +135,8 @@ Tensor read_npy(const std::string& path) {
     throw fail("truncated data: " + std::to_string(data_bytes) + " bytes, the shape " + shape_desc + " of " + descr +
                " needs more");
   if (needed < data_bytes)
-    throw fail(std::to_string(data_bytes - needed) + " bytes after the data the shape " + shape_desc + " of " +
-               descr + " needs");
+    throw fail(std::to_string(data_bytes - needed) + " bytes after the data the shape " + shape_desc + " of " + descr +
+               " needs");
   std::vector<uint8_t> bytes(static_cast<size_t>(needed));
   in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!in) throw fail("truncated data");

@@ -1,8 +1,9 @@
 #pragma once
-// The ONNX evaluator: computes one standard-domain ONNX node on constant inputs with ATen. The
-// graph builder uses it on small constants as nodes are made (so sizes, ranks and flags computed
-// from constants stay constants, and branches on them are decided at export time), and the
-// fold_constants pass uses it on whatever is constant after conversion.
+// Constant folding with the ONNX evaluator's kernels (eval/kernel.h): one standard-domain node
+// of the foldable ops, on constant inputs. The graph builder uses it on small constants as nodes
+// are made (so sizes, ranks and flags computed from constants stay constants, and branches on
+// them are decided at export time), and the fold_constants pass uses it on whatever is constant
+// after conversion. Whole models run through eval/evaluator.h.
 #include <ATen/ATen.h>
 
 #include <optional>
@@ -12,7 +13,7 @@
 
 namespace onnxport::core {
 
-// Whether the evaluator knows the node's op (standard domain only).
+// Whether the node's op is one the folder computes (standard domain only).
 bool has_evaluator(const onnx::NodeProto& node);
 // The node's single output, or nullopt when the op is unknown or ATen cannot evaluate it.
 std::optional<at::Tensor> evaluate_node(const onnx::NodeProto& node, const std::vector<at::Tensor>& inputs, int opset);

@@ -207,9 +207,13 @@ TEST_CASE("an op the evaluator does not know, or inputs ATen rejects, give nullo
   CHECK_FALSE(eval(node_proto("Add", {"a", "b"}, {"y"}), {longs({1, 2}), longs({1, 2, 3})}));
   // Reshape to an element count that does not fit.
   CHECK_FALSE(eval(node_proto("Reshape", {"x", "s"}, {"y"}), {longs({1, 2, 3}), longs({4})}));
-  // Slice with a negative step is left to the runtime.
-  CHECK_FALSE(eval(node_proto("Slice", {"x", "s", "e", "a", "st"}, {"y"}),
-                   {longs({1, 2, 3}), longs({-1}), longs({-4}), longs({0}), longs({-1})}));
+}
+
+TEST_CASE("a Slice with a negative step is folded, its end clamped to before the first element") {
+  auto reversed = eval(node_proto("Slice", {"x", "s", "e", "a", "st"}, {"y"}),
+                       {longs({1, 2, 3}), longs({-1}), longs({-4}), longs({0}), longs({-1})});
+  REQUIRE(reversed);
+  CHECK(values_of(*reversed) == std::vector<int64_t>{3, 2, 1});
 }
 
 TEST_CASE("evaluate_constant_node computes on SDK tensors and declines nodes with several outputs") {

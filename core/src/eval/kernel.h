@@ -1,0 +1,127 @@
+#pragma once
+// The ONNX evaluator's kernels: one function per standard-domain op, computing a node with ATen.
+// A family of ops (elementwise, shape, reductions, nn, ...) lives in one kernels_<family>.cpp,
+// which fills a KernelTable with register_<family>_kernels. The graph runner (evaluator.h) and
+// the constant folder call kernels through the table; kernels never see the graph.
+#include <ATen/ATen.h>
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace onnxport::core::eval {
+
+// A value flowing between nodes: a tensor, or an ONNX sequence of tensors. An optional input
+// left out (empty name) is a value with an undefined tensor and no sequence.
+struct EvalValue {
+  at::Tensor tensor;
+  std::optional<std::vector<at::Tensor>> sequence;
+
+  EvalValue() = default;
+  EvalValue(at::Tensor t) : tensor(std::move(t)) {}  // NOLINT: a tensor is a value
+  static EvalValue of_sequence(std::vector<at::Tensor> items) {
+    EvalValue v;
+    v.sequence = std::move(items);
+    return v;
+  }
+  bool is_sequence() const { return sequence.has_value(); }
+  bool present() const { return tensor.defined() || sequence.has_value(); }
+};
+
+// Thrown by a kernel for a node it cannot compute (an attribute value it does not handle, inputs
+// that break the op's rules). The runner adds the node's name and op.
+class KernelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Runs one of the node's graph attributes (If branches, Loop/Scan bodies) on the given inputs,
+// with the enclosing graphs' values visible; returns the sub-graph's outputs in order.
+using SubgraphRunner = std::function<std::vector<EvalValue>(const onnx::GraphProto&, const std::vector<EvalValue>&)>;
+
+// What a kernel sees: its node (attributes), the opset of the node's domain, its inputs.
+class KernelContext {
+ public:
+  KernelContext(const onnx::NodeProto& node, int opset, const std::vector<EvalValue>& inputs,
+                SubgraphRunner run_subgraph = {});
+
+  const onnx::NodeProto& node() const { return node_; }
+  int opset() const { return opset_; }
+
+  size_t input_count() const { return inputs_.size(); }
+  // Whether input i was given (not past the end, not an empty name).
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i].present(); }
+  // Input i as a tensor; KernelError if it is missing or a sequence.
+  const at::Tensor& input(size_t i) const;
+  // Input i, or an undefined tensor when it was left out.
+  at::Tensor optional_input(size_t i) const;
+  const std::vector<at::Tensor>& sequence_input(size_t i) const;
+  const EvalValue& value(size_t i) const;
+  // How many outputs the node names (trailing optional outputs may be omitted).
+  size_t output_count() const { return static_cast<size_t>(node_.output_size()); }
+  bool wants_output(size_t i) const { return i < output_count() && !node_.output(static_cast<int>(i)).empty(); }
+
+  // Attributes, with the default when absent.
+  bool has_attr(const char* name) const;
+  int64_t attr_i(const char* name, int64_t fallback) const;
+  float attr_f(const char* name, float fallback) const;
+  std::string attr_s(const char* name, const std::string& fallback) const;
+  std::vector<int64_t> attr_ints(const char* name, std::vector<int64_t> fallback = {}) const;
+  std::vector<float> attr_floats(const char* name, std::vector<float> fallback = {}) const;
+  std::vector<std::string> attr_strings(const char* name) const;
+  // A tensor attribute as an ATen tensor (nullopt when absent).
+  std::optional<at::Tensor> attr_t(const char* name) const;
+  const onnx::GraphProto& attr_g(const char* name) const;  // KernelError when absent
+
+  std::vector<EvalValue> run_subgraph(const onnx::GraphProto& graph, const std::vector<EvalValue>& inputs) const;
+
+  // KernelError naming the op: "<op>: <what>".
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  const onnx::NodeProto& node_;
+  int opset_;
+  const std::vector<EvalValue>& inputs_;
+  SubgraphRunner run_subgraph_;
+};
+
+// A kernel returns one value per output the node names (it may compute outputs the node does
+// not want; extra ones are dropped).
+using Kernel = std::function<std::vector<EvalValue>(const KernelContext&)>;
+
+struct KernelEntry {
+  Kernel run;
+  int since_opset = 1;  // the first opset version of the op this kernel implements
+};
+using KernelTable = std::unordered_map<std::string, KernelEntry>;
+
+// Every standard-domain kernel, filled once from the families below (std::logic_error if two
+// families register one op).
+const KernelTable& standard_kernels();
+
+void register_elementwise_kernels(KernelTable& table);   // math, comparison, logic, activations
+void register_shape_kernels(KernelTable& table);         // reshape, slice, gather, concat, pad, ...
+void register_reduction_kernels(KernelTable& table);     // Reduce*, ArgMax/Min, TopK, CumSum, softmax
+void register_nn_kernels(KernelTable& table);            // conv, pool, norm, resize, rnn, RoiAlign, losses
+void register_misc_kernels(KernelTable& table);          // quantize, NMS, DFT/STFT, windows, random ops
+void register_control_flow_kernels(KernelTable& table);  // If, Loop, Scan, sequences
+
+// --- helpers shared by kernel families ----------------------------------------------------
+// ONNX TensorProto data type <-> ATen scalar type (KernelError for types ATen lacks).
+at::ScalarType scalar_type_of_onnx(int32_t onnx_type);
+int32_t onnx_type_of(at::ScalarType t);
+// A TensorProto's data (raw or typed fields) as a new ATen tensor; external data is not read here.
+at::Tensor tensor_from_proto(const onnx::TensorProto& t);
+// The values of a 1-d (or 0-d) integer tensor.
+std::vector<int64_t> int_values(const at::Tensor& t);
+// A possibly negative axis made non-negative for a tensor of rank `rank` (KernelError when out
+// of range).
+int64_t normalize_axis(int64_t axis, int64_t rank, const KernelContext& ctx);
+// One output.
+inline std::vector<EvalValue> single(at::Tensor t) { return {EvalValue(std::move(t))}; }
+
+}  // namespace onnxport::core::eval
