@@ -174,7 +174,8 @@ Command add_completion_command(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("completion", "print the shell completion script (bash), generated from this CLI");
   cmd->add_option("shell", *shell, "the shell: bash")->required()->check(CLI::IsMember({"bash"}));
-  return {cmd, [&app] {
+  // The lambda owns `shell`: CLI11 writes the parsed value through the pointer it was given.
+  return {cmd, [&app, shell] {
             std::cout << bash_completion(app);
             return 0;
           }};
