@@ -25,6 +25,17 @@ const std::unordered_set<std::string>& foldable_ops() {
   return ops;
 }
 
+// A folded constant must stay small: a Range of 2^40 values would exhaust memory (and a delta
+// of 0 never ends); the runtime computes such a node, if it ever runs.
+bool too_large_to_fold(const onnx::NodeProto& node, const std::vector<at::Tensor>& inputs) {
+  if (node.op_type() != "Range" || inputs.size() < 3) return false;
+  for (const auto& t : inputs)
+    if (!t.defined() || t.numel() != 1) return true;
+  const double start = inputs[0].item().toDouble(), limit = inputs[1].item().toDouble(),
+               delta = inputs[2].item().toDouble();
+  return delta == 0 || !(std::ceil((limit - start) / delta) <= double(1 << 24));
+}
+
 }  // namespace
 
 at::Tensor to_aten(const Tensor& t) {
@@ -40,7 +51,7 @@ bool has_evaluator(const onnx::NodeProto& node) {
 }
 
 std::optional<at::Tensor> evaluate_node(const onnx::NodeProto& node, const std::vector<at::Tensor>& inputs, int opset) {
-  if (!has_evaluator(node)) return std::nullopt;
+  if (!has_evaluator(node) || too_large_to_fold(node, inputs)) return std::nullopt;
   const auto& entry = eval::standard_kernels().at(node.op_type());
   if (opset < entry.since_opset) return std::nullopt;
   const std::vector<eval::EvalValue> values(inputs.begin(), inputs.end());
