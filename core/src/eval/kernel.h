@@ -121,6 +121,9 @@ std::vector<int64_t> int_values(const at::Tensor& t);
 // A possibly negative axis made non-negative for a tensor of rank `rank` (KernelError when out
 // of range).
 int64_t normalize_axis(int64_t axis, int64_t rank, const KernelContext& ctx);
+// Half and bfloat16 as float (other types as they are): ATen's CPU kernels lack several ops for
+// them (convolution, pooling, softmax, cumsum, mm); the caller casts the result back.
+at::Tensor widened(const at::Tensor& t);
 // One output.
 inline std::vector<EvalValue> single(at::Tensor t) { return {EvalValue(std::move(t))}; }
 

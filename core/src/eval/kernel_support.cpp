@@ -194,6 +194,11 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const KernelContext& ctx) {
   return a;
 }
 
+at::Tensor widened(const at::Tensor& t) {
+  const auto type = t.scalar_type();
+  return type == at::kHalf || type == at::kBFloat16 ? t.to(at::kFloat) : t;
+}
+
 const KernelTable& standard_kernels() {
   static const KernelTable table = [] {
     KernelTable all;

@@ -16,12 +16,6 @@ namespace {
 
 // --- shared helpers -----------------------------------------------------------------------
 
-// ATen's CPU kernels for convolution, pooling, normalization and sampling lack float16 (and some
-// bfloat16): reduced-precision floats are computed in float and the result cast back.
-at::Tensor widened(const at::Tensor& t) {
-  return t.scalar_type() == at::kHalf || t.scalar_type() == at::kBFloat16 ? t.to(at::kFloat) : t;
-}
-
 // An ints attribute with one value per axis, or `fallback` on every axis when absent.
 std::vector<int64_t> axis_attr(const KernelContext& ctx, const char* name, size_t count, int64_t fallback) {
   auto values = ctx.attr_ints(name);

@@ -11,14 +11,6 @@ namespace onnxport::core::eval {
 
 namespace {
 
-// Half and bfloat16 are computed in float and cast back: ATen's CPU kernels lack several ops for
-// them (softmax, cumsum, mm) and accumulating in float is what ONNX runtimes do. Other types are
-// returned as they are.
-at::Tensor widened(const at::Tensor& t) {
-  const auto type = t.scalar_type();
-  return type == at::kHalf || type == at::kBFloat16 ? t.to(at::kFloat) : t;
-}
-
 bool is_integral(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(), /*includeBool=*/true); }
 
 // The one value of a 0-d or single-element 1-d integer input (K of TopK, axis of CumSum).
