@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "onnxport/export.h"
 #include "onnxport/option_table.h"
 #include "onnxport/verify.h"
 
@@ -29,8 +31,13 @@ Command add_verify_command(CLI::App& app);
 Command add_completion_command(CLI::App& app);
 Command add_man_command(CLI::App& app);
 
-// Prints each input set's comparisons and the verdict; returns the exit code (1 on a mismatch).
-int print_verification(const VerifyResult& result);
+// Prints each input set's comparisons, the per-node table (`print_nodes`), what the per-node
+// comparison found, and the verdict; returns the exit code (1 on a mismatch).
+int print_verification(const VerifyResult& result, bool print_nodes);
+
+// An Exporter with the built-in packs and those in `plugin_dirs` (already validated); a pack that
+// fails to load from a named directory is a PackLoadError, others are skipped with a warning.
+std::unique_ptr<Exporter> exporter_with_packs(const std::vector<std::string>& plugin_dirs);
 
 // The flags `onnxport export` handles itself, without a config key (--config, ...).
 const std::vector<ExportOption>& cli_only_export_options();

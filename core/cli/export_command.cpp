@@ -62,7 +62,8 @@ const ExportOption kVerify{"",
                            "",
                            "after writing, run the model in libtorch and the ONNX file in onnxport's evaluator on the "
                            "export's inputs and two more input sets, compare every output (rtol 1e-3, atol 1e-5) and "
-                           "exit 1 on a mismatch (the file stays, for inspection); as `onnxport verify`"};
+                           "exit 1 on a mismatch, naming the first diverging node (the file stays, for inspection); "
+                           "as `onnxport verify`"};
 const ExportOption kPrintConfig{"",
                                 "--print-config",
                                 FlagForm::Switch,
@@ -221,17 +222,8 @@ int run_export(const ExportArgs& args, bool print_config) {
     check_report_path(args.report, inputs, {args.output, options.external_data_file});
   }
   for (const auto& library : args.op_libraries) load_op_library(library);
-  Exporter exporter(options.plugin_dirs);
-  for (const auto& pack : exporter.loader().packs()) {
-    if (pack.state != PackStatus::State::Failed) continue;
-    // A pack in a directory the user named is one they asked for: failing to load it fails the
-    // export. Packs found through ONNXPORT_PLUGIN_PATH are skipped with a warning.
-    const std::filesystem::path dir = std::filesystem::path(pack.file).parent_path();
-    for (const auto& named : options.plugin_dirs)
-      if (std::filesystem::equivalent(dir, named, ec))
-        throw onnxport::PackLoadError(pack.error, onnxport::ErrorContext::with_hint("fix or remove the file, or drop --plugin-dir " + named));
-    std::cerr << "onnxport: warning: op pack skipped: " << pack.error << "\n";
-  }
+  std::unique_ptr<Exporter> loaded = exporter_with_packs(options.plugin_dirs);
+  Exporter& exporter = *loaded;
   ProgressLine progress;
   if (isatty(STDERR_FILENO)) exporter.set_progress_callback([&progress](const ExportProgress& p) { progress.show(p); });
   ExportReport report;
@@ -251,10 +243,27 @@ int run_export(const ExportArgs& args, bool print_config) {
   VerifyOptions verify;
   verify.inputs = options.inputs;
   verify.seed = options.seed;
-  return print_verification(verify_onnx_file(args.model, args.output, verify));
+  verify.export_options = options;
+  return print_verification(verify_onnx_file(args.model, args.output, verify, &exporter), false);
 }
 
 }  // namespace
+
+std::unique_ptr<Exporter> exporter_with_packs(const std::vector<std::string>& plugin_dirs) {
+  auto exporter = std::make_unique<Exporter>(plugin_dirs);
+  std::error_code ec;
+  for (const auto& pack : exporter->loader().packs()) {
+    if (pack.state != PackStatus::State::Failed) continue;
+    // A pack in a directory the user named is one they asked for: failing to load it fails the
+    // command. Packs found through ONNXPORT_PLUGIN_PATH are skipped with a warning.
+    const std::filesystem::path dir = std::filesystem::path(pack.file).parent_path();
+    for (const auto& named : plugin_dirs)
+      if (std::filesystem::equivalent(dir, named, ec))
+        throw onnxport::PackLoadError(pack.error, onnxport::ErrorContext::with_hint("fix or remove the file, or drop --plugin-dir " + named));
+    std::cerr << "onnxport: warning: op pack skipped: " << pack.error << "\n";
+  }
+  return exporter;
+}
 
 const std::vector<ExportOption>& cli_only_export_options() {
   static const std::vector<ExportOption> options{kConfig, kLoadOpLibrary, kTimings, kReport, kVerify,

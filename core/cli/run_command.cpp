@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "onnxport/export.h"
 #include "onnxport/run_model.h"
 
 namespace onnxport::cli {
@@ -11,7 +12,7 @@ namespace onnxport::cli {
 Command add_run_command(CLI::App& app) {
   struct Args {
     std::string file;
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs, plugin_dirs;
     RunOptions options;
   };
   auto args = std::make_shared<Args>();
@@ -25,9 +26,15 @@ Command add_run_command(CLI::App& app) {
                   "write each output to DIR/<output name>.npy (a sequence: one file per item)")
       ->type_name("DIR");
   cmd->add_option("--seed", args->options.seed, "seed for drawn inputs (default 0)");
+  cmd->add_option("--plugin-dir", args->plugin_dirs,
+                  "directory of op packs whose evaluators compute the model's custom-domain ops; repeatable")
+      ->type_name("DIR");
   return {cmd, [args] {
             for (const auto& text : args->inputs) args->options.inputs.push_back(InputSpec::parse(text));
-            const RunResult r = run_onnx_file(args->file, args->options);
+            std::vector<GivenFlag> flags;
+            if (!args->plugin_dirs.empty()) flags.push_back({"--plugin-dir", args->plugin_dirs});
+            auto packs = exporter_with_packs(resolve_export_options("", flags).plugin_dirs);
+            const RunResult r = run_onnx_file(args->file, args->options, packs.get());
             for (const auto& in : r.inputs) std::cout << "input  " << in << "\n";
             for (const auto& out : r.outputs) {
               std::cout << "output " << out.name << ": " << out.type;

@@ -258,7 +258,9 @@ ConvertStats Converter::run() {
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
     const std::string name = i < o.output_names.size() ? o.output_names[i] : "output_" + std::to_string(i);
+    const std::string before = flat[i]->name();
     builder_.name_output(flat[i], name);
+    if (!before.empty() && flat[i]->name() != before) rename_onnx_value(stats_.value_names, before, flat[i]->name());
     if (flat[i]->is_sequence()) {  // a list whose length is only known at run time: an ONNX sequence
       model_.outputs.push_back(GraphIO{name, flat[i]->type(), true});
       continue;

@@ -187,6 +187,11 @@ GraphIO typed_output(const Planned& p, const OnnxModel& model, const TorchValueN
 
 }  // namespace
 
+void rename_onnx_value(TorchValueNames& torch_values, const std::string& from, const std::string& to) {
+  for (auto& [torch_value, name] : torch_values)
+    if (name == from) name = to;
+}
+
 std::vector<ExtraOutputReport> add_extra_outputs(const std::vector<std::string>& specs, TorchValueNames& torch_values,
                                                  GraphBuilder& builder, OnnxModel& model) {
   if (specs.empty()) return {};
@@ -198,8 +203,7 @@ std::vector<ExtraOutputReport> add_extra_outputs(const std::vector<std::string>&
         p.value, type != model.value_types.end() && type->second.has_tensor_type() ? from_type_proto(type->second)
                                                                                    : TensorType{}));
     builder.name_output(value, p.output);
-    for (auto& [torch_value, name] : torch_values)
-      if (name == p.value) name = p.output;
+    rename_onnx_value(torch_values, p.value, p.output);
     GraphIO io = typed_output(p, model, torch_values);
     reports.push_back({p.spec, p.kind, io.name, io.sequence ? "sequence of " + io.type.str() : io.type.str()});
     model.outputs.push_back(std::move(io));

@@ -17,6 +17,9 @@ namespace onnxport::core {
 // Top-level TorchScript tensor values and the ONNX value each became (ConvertStats::value_names).
 using TorchValueNames = std::vector<std::pair<const torch::jit::Value*, std::string>>;
 
+// After the ONNX value `from` was renamed `to` (a graph output named): the same in `torch_values`.
+void rename_onnx_value(TorchValueNames& torch_values, const std::string& from, const std::string& to);
+
 // Appends one typed graph output per value the specs name (named after the spec, or
 // "spec:K" when a module computes several; an ONNX value keeps its name). Renamed values are
 // renamed in `torch_values` too. Throws ConfigError for an unknown spec, a graph input or

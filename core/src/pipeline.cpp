@@ -100,7 +100,7 @@ auto Pipeline::timed(const char* name, Stage&& stage) -> decltype(stage()) {
 
 ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
   options_.validate();
-  check_output_paths();
+  if (!reference_) check_output_paths();
   report_ = ExportReport{};
   report_.output_path = output_path_;
   onnx::ModelProto structure;
@@ -118,6 +118,12 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       report_.dynamic_checks = timed("prove dynamic axes", [&] {
         return prove_dynamic_axes(*prepared, ctx.input_names, converted.value_names, model, options_, model_file_);
       });
+      if (reference_) {  // the passes too, so that nodes and names are the written file's
+        timed("onnx passes", [&] { return run_onnx_passes(model, options_); });
+        *reference_ = timed("record torch values",
+                            [&] { return record_torch_reference(*prepared, converted.value_names, model); });
+        return report_;
+      }
       report_.extra_outputs = converted.extra_outputs;
       report_.mode = prepared->scripted ? "script" : "trace";
       report_.mode_reason = prepared->mode_reason;

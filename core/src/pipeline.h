@@ -10,6 +10,7 @@
 
 #include "load.h"
 #include "onnx_io.h"
+#include "per_node.h"
 #include "onnxport/export.h"
 #include "onnxport/registry/registry.h"
 
@@ -23,6 +24,10 @@ class Pipeline {
 
   // `load` is the load stage for this kind of source (a file, a module, a traced function).
   ExportReport run(const std::function<LoadedModel()>& load);
+
+  // Makes run() stop after the ONNX passes, nothing written: it records libtorch's value of
+  // every TorchScript value the conversion turned into an ONNX value into `reference`.
+  void record_reference_only(TorchReference& reference) { reference_ = &reference; }
 
  private:
   // Runs one stage, recording its wall time and the process's peak RSS when it ends.
@@ -39,6 +44,7 @@ class Pipeline {
   const std::string output_path_;
   ExportReport& report_;
   ProgressCallback progress_;
+  TorchReference* reference_ = nullptr;
 };
 
 }  // namespace onnxport::core

@@ -5,9 +5,11 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <sstream>
 
 #include "eval/evaluator.h"
+#include "eval/pack_kernels.h"
 #include "model_inputs.h"
 #include "npy.h"
 #include "onnx_io.h"
@@ -46,20 +48,17 @@ std::string file_stem(const std::string& name) {
 
 }  // namespace
 
-RunResult run_onnx_file(const std::string& path, const RunOptions& options) {
+RunResult run_onnx_file(const std::string& path, const RunOptions& options, Exporter* packs) {
   if (!options.output_dir.empty() && !std::filesystem::is_directory(options.output_dir))
     throw ConfigError("-o '" + options.output_dir + "' is not a directory",
                       ErrorContext::with_hint("create it first, or give an existing directory"));
   const onnx::ModelProto model = core::read_model_file(path);
   RunResult result;
   try {
-    core::eval::ModelEvaluator evaluator(model, core::directory_of(path));
-    if (auto missing = evaluator.unsupported_nodes(); !missing.empty()) {
-      std::string list;
-      for (const auto& m : missing) list += (list.empty() ? "" : "; ") + m;
-      throw ExportError("onnxport's evaluator cannot run '" + path + "': no kernel for " + list,
-                        ErrorContext::with_hint("run the model in ONNX Runtime instead"));
-    }
+    std::unique_ptr<Exporter> builtin;
+    if (!packs) packs = (builtin = std::make_unique<Exporter>()).get();
+    core::eval::ModelEvaluator evaluator(model, core::directory_of(path), core::eval::pack_kernels(packs->registry()));
+    evaluator.check_supported();
     const core::ModelInputs given =
         core::inputs_for_model(model.graph(), evaluator.input_names(), options.inputs, options.seed);
     result.inputs = given.described;
@@ -103,7 +102,7 @@ RunResult run_onnx_file(const std::string& path, const RunOptions& options) {
     if (!all.empty()) core::OutputFile::commit_all(all);
   } catch (const core::eval::EvalError& e) {
     throw ExportError(std::string("running '") + path + "': " + e.what(),
-                      ErrorContext::with_hint("this node cannot be evaluated by onnxport; ONNX Runtime may run it"));
+                      ErrorContext::with_hint("onnxport cannot evaluate this; ONNX Runtime may run it"));
   }
   return result;
 }

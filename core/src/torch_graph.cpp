@@ -123,17 +123,32 @@ void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stac
 }
 
 std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
-    const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
+    const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs, bool copy_values) {
   // A copy of the graph that also returns every top-level tensor value, run once.
   auto recorder = const_cast<torch::jit::Graph&>(graph).copy();  // copy() is not const, but reads only
   std::vector<const torch::jit::Value*> originals;
   std::vector<torch::jit::Value*> extra;
+  std::vector<torch::jit::Node*> producers;  // of each extra value, in the recorder
   auto rec_it = recorder->nodes().begin();
   for (auto orig_it = graph.nodes().begin(); orig_it != graph.nodes().end(); ++orig_it, ++rec_it) {
     for (size_t i = 0; i < orig_it->outputs().size(); ++i) {
       if (orig_it->outputs()[i]->type()->kind() != c10::TypeKind::TensorType) continue;
       originals.push_back(orig_it->outputs()[i]);
       extra.push_back(rec_it->outputs()[i]);
+      producers.push_back(*rec_it);
+    }
+  }
+  if (copy_values && !extra.empty()) {
+    torch::jit::Value* no_format = nullptr;
+    {
+      torch::jit::WithInsertPoint at_start(*recorder->nodes().begin());
+      no_format = recorder->insertConstant(c10::IValue());
+    }
+    for (size_t i = 0; i < extra.size(); ++i) {
+      auto* copy = recorder->create(c10::aten::clone, {extra[i], no_format});
+      copy->output()->setType(extra[i]->type());
+      copy->insertAfter(producers[i]);
+      extra[i] = copy->output();
     }
   }
   // A graph function returns one value: pack the original outputs and the extras in a tuple.

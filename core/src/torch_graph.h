@@ -44,8 +44,10 @@ std::string type_text(const c10::TypePtr& type);
 // Run a graph with TorchScript's plain interpreter (no profiling executor, no optimisation).
 void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack& stack);
 // Run a graph once and return every top-level tensor value it computed (graph inputs too).
+// `copy_values`: each value is copied as soon as it is computed, so that what is returned is
+// its value then, not what later in-place ops (relu_, add_) made of its storage.
 std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
-    const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
+    const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs, bool copy_values = false);
 
 DType dtype_of(at::ScalarType t);
 at::ScalarType scalar_type_of(DType t);

@@ -106,6 +106,26 @@ Symbolic max_pool(size_t nd, bool with_indices) {
   };
 }
 
+// After explicit padding ONNX's ceil_mode keeps a last window that starts in the right padding
+// (the padding is input to it); PyTorch drops it. On sizes known only at run time, per axis:
+// out - ((out - 1) * stride >= in + padding).
+Value* drop_window_in_right_padding(Graph& g, Value* pooled, Value* unpadded, const PoolSpec& p) {
+  const int64_t nd = static_cast<int64_t>(p.kernel.size());
+  std::vector<Value*> ends;
+  std::vector<int64_t> axes;
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t axis = i - nd;
+    Value* out = size(g, pooled, axis, true);
+    Value* last_start = g.op("Mul", {g.op("Sub", {out, g.constant_ints({1})}), g.constant_ints({p.stride[i]})});
+    Value* limit = g.op("Add", {size(g, unpadded, axis, true), g.constant_ints({p.padding[i]})});
+    Value* keep = cast(g, g.op("Less", {last_start, limit}), DType::Int64);
+    ends.push_back(g.op("Add", {g.op("Sub", {out, g.constant_ints({1})}), keep}));
+    axes.push_back(axis);
+  }
+  return slice(g, pooled, g.constant_ints(std::vector<int64_t>(nd, 0)), concat(g, ends, 0), g.constant_ints(axes),
+               g.constant_ints(std::vector<int64_t>(nd, 1)));
+}
+
 // avg_pool{1,2,3}d(self, kernel_size, stride=[], padding=0, ceil_mode=False,
 //                  count_include_pad=True[, divisor_override=None])
 Symbolic avg_pool(size_t nd) {
@@ -124,6 +144,7 @@ Symbolic avg_pool(size_t nd) {
     return std::vector<Value*>{with_batch_dim(g, x, nd, [&](Value* in) {
       // The output size follows from the original padding, also when it is applied explicitly.
       PoolPads pads = pool_pads(in, p);
+      Value* const unpadded = in;
       if (count_include_pad && !all_equal(p.padding, 0)) {
         std::vector<int64_t> explicit_pads(2, 0);
         explicit_pads.insert(explicit_pads.end(), p.padding.begin(), p.padding.end());
@@ -135,7 +156,9 @@ Symbolic avg_pool(size_t nd) {
           pads.pads[i + nd] -= p.padding[i];
         }
       }
-      return g.op("AveragePool", {in}, pool_attrs(g, n, p, pads));
+      Value* pooled = g.op("AveragePool", {in}, pool_attrs(g, n, p, pads));
+      if (pads.onnx_ceil_mode && in != unpadded) pooled = drop_window_in_right_padding(g, pooled, unpadded, p);
+      return pooled;
     })};
   };
 }

@@ -71,10 +71,28 @@ void add_domain(std::map<std::string, Registry::DomainEntry>& domains, const Pac
   }
 }
 
+bool declares_domain(const Registrar& registrar, const std::string& domain) {
+  for (const DomainDecl& d : registrar.domains())
+    if (d.domain == domain) return true;
+  return false;
+}
+
+void add_evaluator(std::map<std::string, Registry::EvaluatorEntry>& evaluators, const PackRef& pack,
+                   const Registrar& registrar, const EvaluatorDecl& e) {
+  const std::string key = e.domain + "::" + e.op_type;
+  if (!declares_domain(registrar, e.domain))
+    fail("op pack " + pack.describe() + " registers an evaluator for " + key + ", whose domain it does not declare",
+         "call r.declare_domain(\"" + e.domain + "\", VERSION) in the pack");
+  auto [it, inserted] = evaluators.emplace(key, Registry::EvaluatorEntry{e.fn, pack});
+  if (!inserted)
+    fail("the evaluator of " + key + " is registered by " + it->second.pack.describe() +
+             (it->second.pack.describe() == pack.describe() ? " twice" : " and by " + pack.describe()),
+         "register each op's evaluator in one pack, once");
+}
+
 void add_schema(std::map<std::string, Registry::SchemaEntry>& schemas, const PackRef& pack, const Registrar& registrar,
                 const CustomOpSchema& schema) {
-  bool declared = false;
-  for (const DomainDecl& d : registrar.domains()) declared |= d.domain == schema.domain();
+  const bool declared = declares_domain(registrar, schema.domain());
   if (!declared)
     fail("op pack " + pack.describe() + " declares schema " + schema.key() + " for domain " + schema.domain() +
              ", which it does not declare",
@@ -94,6 +112,7 @@ void Registry::add_pack(const PackRef& pack, const Registrar& registrar) {
   auto table = table_;
   auto domains = domains_;
   auto schemas = schemas_;
+  auto evaluators = evaluators_;
   for (const Registration& r : registrar.registrations()) {
     auto& by_opset = table[r.torch_op];
     auto found = by_opset.find(r.since_opset);
@@ -105,9 +124,16 @@ void Registry::add_pack(const PackRef& pack, const Registrar& registrar) {
   }
   for (const DomainDecl& d : registrar.domains()) add_domain(domains, pack, d);
   for (const CustomOpSchema& s : registrar.schemas()) add_schema(schemas, pack, registrar, s);
+  for (const EvaluatorDecl& e : registrar.evaluators()) add_evaluator(evaluators, pack, registrar, e);
   table_.swap(table);
   domains_.swap(domains);
   schemas_.swap(schemas);
+  evaluators_.swap(evaluators);
+}
+
+const Registry::EvaluatorEntry* Registry::evaluator_for(const std::string& domain, const std::string& op_type) const {
+  auto it = evaluators_.find(domain + "::" + op_type);
+  return it == evaluators_.end() ? nullptr : &it->second;
 }
 
 const RegistryEntry* Registry::lookup(const std::string& torch_op, int opset) const {

@@ -34,6 +34,18 @@ grep -q "no operator 'com.vendor::FancyOp' at com.vendor version 1.*--custom-ops
   { echo "unexpected error for com.vendor=1:" >&2; cat "$work/vendor1.err" >&2; exit 1; }
 test ! -e "$work/vendor1.onnx"
 echo "com.vendor=1: $(cat "$work/vendor1.err")"
+# The pack's evaluator computes FancyOp: onnxport runs the file and verifies it against libtorch
+# running vendor::fancy, node by node. Without the pack, both name the op they cannot compute.
+"$onnxport" run "$work/vendor.onnx" --plugin-dir "$work/packs" --input "x=$work/vendor_model.in0.npy"
+"$onnxport" verify "$work/vendor_model.pt" "$work/vendor.onnx" --load-op-library "$ops_lib" \
+    --plugin-dir "$work/packs" --input "x=$work/vendor_model.in0.npy" --per-node | tee "$work/verify.out"
+grep -q "^verify: ok" "$work/verify.out" && grep -q "ok       FancyOp" "$work/verify.out" ||
+  { echo "verify did not compare FancyOp's value" >&2; exit 1; }
+if "$onnxport" run "$work/vendor.onnx" --input "x=$work/vendor_model.in0.npy" 2> "$work/run_nopack.err"; then
+  echo "run without the vendor pack succeeded, but nothing computes FancyOp" >&2; exit 1
+fi
+grep -q "no kernel for FancyOp (com.vendor)" "$work/run_nopack.err" ||
+  { echo "unexpected error without the pack:" >&2; cat "$work/run_nopack.err" >&2; exit 1; }
 /usr/bin/python3 - "$work" "$here/pack/vendor_pack.cpp" "$here/../../docs/writing-an-op-pack.md" <<'PY'
 import os, re, sys, onnx
 work, pack_source, tutorial = sys.argv[1:]

@@ -21,6 +21,14 @@ void Registrar::declare_domain(const std::string& domain, int version) {
   domains_.push_back(DomainDecl{domain, version});
 }
 
+void Registrar::add_evaluator(const std::string& domain, const std::string& op_type, OpEvaluator fn) {
+  if (domain.empty() || domain == "ai.onnx")
+    throw RegistryError("add_evaluator('" + op_type + "'): evaluators are for custom domains; '" + domain +
+                        "' is the standard ONNX domain, which onnxport evaluates itself");
+  if (op_type.empty() || !fn) throw RegistryError("add_evaluator('" + domain + "'): needs an op type and a function");
+  evaluators_.push_back(EvaluatorDecl{domain, op_type, std::move(fn)});
+}
+
 void Registrar::add_schema(CustomOpSchema schema) {
   schema.validate();
   schemas_.push_back(std::move(schema));

@@ -10,6 +10,7 @@ ONNXPORT_TEST_TMP (scratch directory).
 import json
 import os
 import shutil
+import sys
 import subprocess
 import unittest
 from typing import List
@@ -19,11 +20,12 @@ import onnx
 import torch
 from onnx import numpy_helper
 
-CLI = os.environ["ONNXPORT"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
+from cli_test import CLI, TMP, path, run  # noqa: E402
+
 PACKS = os.environ["ONNXPORT_TEST_PACKS"]
 BAD_PACKS = os.environ["ONNXPORT_TEST_BAD_PACKS"]
 ORT_COMPARE = os.environ["ONNXPORT_ORT_COMPARE"]
-TMP = os.environ["ONNXPORT_TEST_TMP"]
 MISBEHAVING = os.environ["ONNXPORT_TEST_MISBEHAVING"]
 
 
@@ -112,17 +114,6 @@ class BiasAfter(torch.nn.Module):
 
     def forward(self, x):
         return (self.conv(x) + self.shift).flatten(1) @ self.w + self.b
-
-
-def path(*names):
-    return os.path.join(TMP, *names)
-
-
-def run(*args, ok=True):
-    r = subprocess.run([CLI, *args], capture_output=True, text=True)
-    if ok and r.returncode != 0:
-        raise AssertionError(f"onnxport {' '.join(args)} failed ({r.returncode}):\n{r.stderr}")
-    return r
 
 
 def save_npy_manifest(name, inputs, outputs):

@@ -9,6 +9,7 @@ ONNXPORT_TEST_TMP (scratch directory).
 import json
 import os
 import shutil
+import sys
 import subprocess
 import unittest
 
@@ -16,9 +17,10 @@ import numpy as np
 import onnx
 import torch
 
-CLI = os.environ["ONNXPORT"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
+from cli_test import TMP, path, run  # noqa: E402
+
 ORT_COMPARE = os.environ["ONNXPORT_ORT_COMPARE"]
-TMP = os.environ["ONNXPORT_TEST_TMP"]
 
 
 class Block(torch.nn.Module):
@@ -54,17 +56,6 @@ class Scripted(torch.nn.Module):
         scaled = hidden * 2.0
         scaled = scaled - 1.0
         return self.b(scaled)
-
-
-def path(*names):
-    return os.path.join(TMP, *names)
-
-
-def run(*args, ok=True):
-    r = subprocess.run([CLI, *args], capture_output=True, text=True)
-    if ok and r.returncode != 0:
-        raise AssertionError(f"onnxport {' '.join(args)} failed ({r.returncode}):\n{r.stderr}")
-    return r
 
 
 def write_manifest(name, model_file, inputs, outputs):

@@ -8,7 +8,7 @@ Environment (set by ctest): ONNXPORT (the CLI), ONNXPORT_TEST_TMP (scratch direc
 """
 import os
 import shutil
-import subprocess
+import sys
 import unittest
 
 import numpy as np
@@ -16,8 +16,9 @@ import onnx
 import torch
 from onnx import helper, numpy_helper, TensorProto
 
-CLI = os.environ["ONNXPORT"]
-TMP = os.environ["ONNXPORT_TEST_TMP"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
+from cli_test import TMP, path, run  # noqa: E402
+
 
 
 class Net(torch.nn.Module):
@@ -31,17 +32,6 @@ class Net(torch.nn.Module):
     def forward(self, x, scale):
         h = self.pool(torch.relu(self.bn(self.conv(x))))
         return torch.softmax(self.fc(h.flatten(1)) * scale, dim=1), h.argmax(dim=1)
-
-
-def path(*names):
-    return os.path.join(TMP, *names)
-
-
-def run(*args, ok=True):
-    r = subprocess.run([CLI, *args], capture_output=True, text=True)
-    if ok and r.returncode != 0:
-        raise AssertionError(f"onnxport {' '.join(args)} failed ({r.returncode}):\n{r.stderr}")
-    return r
 
 
 class RunTest(unittest.TestCase):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One acceptance test: export a fixture model with the onnxport CLI at one opset, check the
-# result with onnxport and with ONNX's own Python checker, then let ONNX Runtime compare its
-# outputs with the eager PyTorch outputs recorded by tests/fixtures/make_models.py.
+# result with onnxport and with ONNX's own Python checker, let ONNX Runtime compare its outputs
+# with the eager PyTorch outputs recorded by tests/fixtures/make_models.py, then `onnxport verify`.
 #
 # usage: run_model_test.sh ONNXPORT NODE PYTHON FIXTURE_DIR NAME OPSET WORK_DIR [ORT_COMPARE_ARGS...]
 # The .onnx is deleted after a pass (the VGG one is ~530 MB) unless ONNXPORT_KEEP_ONNX=1.
@@ -61,6 +61,9 @@ step export "$onnxport" export "$fixtures/$model" -o "$onnx_file" --opset "$opse
 step "onnxport check" "$onnxport" check "$onnx_file"
 step "onnx.checker" "$python" -c 'import onnx, sys; onnx.checker.check_model(sys.argv[1], full_check=True)' "$onnx_file"
 step "onnxruntime compare" "$node" "$here/ort_compare.js" "$onnx_file" "$manifest" "${tolerance_args[@]}" "$@"
+# onnxport's own evaluator against libtorch, on the manifest's inputs and two more input sets
+# drawn like them: it must reach ONNX Runtime's verdict (a pass, as the step above required).
+step "onnxport verify" "$onnxport" verify "$fixtures/$model" "$onnx_file" "${input_args[@]}" "${tolerance_args[@]}"
 
 if [[ ${ONNXPORT_KEEP_ONNX:-0} != 1 ]]; then
   rm -f "$onnx_file" "$onnx_file.data"  # and its external data, if it has one

@@ -29,8 +29,11 @@ struct RunResult {
   double seconds = 0;  // the evaluator's run alone
 };
 
+class Exporter;
+
 // Throws ConfigError for inputs that don't fit the model, ExportError (naming the node and op)
 // for what the evaluator cannot compute; nothing is written unless every output was computed.
-RunResult run_onnx_file(const std::string& path, const RunOptions& options);
+// `packs`: whose op packs' evaluators compute custom-domain ops (the built-in packs when null).
+RunResult run_onnx_file(const std::string& path, const RunOptions& options, Exporter* packs = nullptr);
 
 }  // namespace onnxport

@@ -1,6 +1,7 @@
 #pragma once
 // `onnxport verify MODEL.pt MODEL.onnx` and `export --verify`: libtorch's forward and onnxport's
-// evaluator run on the same inputs; every output compared.
+// evaluator run on the same inputs; every output compared. On a mismatch (or always, with
+// per_node) intermediate values are compared too, to name the first node that diverges.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,6 +9,8 @@
 #include "onnxport/options.h"
 
 namespace onnxport {
+
+class Exporter;
 
 struct VerifyOptions {
   std::vector<InputSpec> inputs;  // as export takes them; inputs not given are drawn from the ONNX types
@@ -17,6 +20,31 @@ struct VerifyOptions {
   int samples = 3;
   double rtol = 1e-3;
   double atol = 1e-5;
+  // Compare every node's value even when the outputs agree (on a mismatch it is always done).
+  bool per_node = false;
+  // How the ONNX file was exported (mode, opset, ...): the per-node comparison converts MODEL.pt
+  // again this way, in memory, to learn which ONNX value stands for which TorchScript value.
+  ExportOptions export_options;
+};
+
+// One ONNX value that stands for a TorchScript value, checked against libtorch's value of it.
+struct NodeCheck {
+  std::string node;      // the ONNX node's name
+  std::string op_type;   // "Conv"
+  std::string output;    // the ONNX value compared
+  std::string type;      // its type as the evaluator computed it
+  std::string torch_op;  // the TorchScript op it was converted from: "aten::_convolution"
+  std::string pack;      // the op pack that converted it
+  std::string module_path;
+  std::string source;  // "model.py:12", when the model kept its source
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  bool ok = false;
+  std::string problem;  // a dtype/shape mismatch, when there is one
+  // For a diverging value: the nodes it is computed from whose values could not be compared
+  // (no TorchScript value stands for them), back to values that agree: "Add '/blocks/blocks.2/Add'
+  // in module 'blocks.2'". The divergence may start in any of them.
+  std::vector<std::string> uncompared_sources;
 };
 
 struct OutputCheck {
@@ -39,11 +67,23 @@ struct VerifyResult {
   std::vector<SampleCheck> samples;
   bool ok = false;
   std::string verdict;  // one line
+  // Per node (input set 1), in the order the graph ran; empty when not compared.
+  std::vector<NodeCheck> nodes;
+  int first_diverging = -1;   // index into `nodes`
+  std::string per_node_note;  // why nodes were not compared, or what the comparison found
 };
 
 // Throws ConfigError/ModelError/ExportError when the comparison cannot be made (a file, inputs
 // that don't fit, an op the evaluator has no kernel for); a mismatch is a result, not an error.
-VerifyResult verify_onnx_file(const std::string& model_path, const std::string& onnx_path,
-                              const VerifyOptions& options);
+// `exporter` supplies the op packs for the per-node comparison's conversion (built-in packs only
+// when null).
+VerifyResult verify_onnx_file(const std::string& model_path, const std::string& onnx_path, const VerifyOptions& options,
+                              Exporter* exporter = nullptr);
+
+// The result as JSON (`verify --report FILE.json`): inputs, per-output figures, the per-node table.
+std::string verify_report_json(const std::string& model_path, const std::string& onnx_path, const VerifyResult& result);
+// Written whole or not at all.
+void write_verify_report(const std::string& path, const std::string& model_path, const std::string& onnx_path,
+                         const VerifyResult& result);
 
 }  // namespace onnxport

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <unordered_map>
 
+#include "aten_kernels.h"
+
 namespace onnxport::core::eval {
 
 namespace {
@@ -97,10 +99,26 @@ const Kernel& ModelEvaluator::kernel_for(const onnx::NodeProto& node) const {
                       std::to_string(it->second.since_opset) + ", the model uses opset " + std::to_string(opset));
     return it->second.run;
   }
+  if (node.domain() == kAtenFallbackDomain && node.op_type() == "ATen") return aten_fallback_kernel();
   if (other_domains_)
     if (const Kernel* k = other_domains_(node.domain(), node.op_type())) return *k;
   throw EvalError(node_label(node) + ": no evaluator for op '" + node.op_type() + "' of domain '" + node.domain() +
                   "' (an op pack can register one for its custom ops)");
+}
+
+void ModelEvaluator::check_supported() const {
+  const auto missing = unsupported_nodes();
+  if (missing.empty()) return;
+  std::string list;
+  bool custom = false;
+  for (const auto& m : missing) {
+    list += (list.empty() ? "" : "; ") + m;
+    custom = custom || m.find(" (") != std::string::npos;
+  }
+  throw EvalError("no kernel for " + list +
+                  (custom ? " (the op pack that emits a custom-domain op can register an evaluator for it: give its "
+                            "--plugin-dir)"
+                          : ""));
 }
 
 std::vector<std::string> ModelEvaluator::unsupported_nodes() const {
@@ -133,7 +151,8 @@ std::vector<EvalValue> ModelEvaluator::run_graph(const onnx::GraphProto& graph, 
                                                  const NodeObserver* observer) const {
   Scope scope;
   scope.outer = outer;
-  for (const auto& init : graph.initializer()) scope.values[init.name()] = load_initializer(init, base_dir_);
+  if (&graph != &model_.graph())  // the model's own initializers were loaded once, into the root scope
+    for (const auto& init : graph.initializer()) scope.values[init.name()] = load_initializer(init, base_dir_);
   for (const auto& [name, value] : bound) scope.values[name] = value;
   auto run_subgraph = [&](const onnx::GraphProto& body, const std::vector<EvalValue>& args) {
     if (static_cast<int>(args.size()) != body.input_size())

@@ -37,6 +37,8 @@ class ModelEvaluator {
 
   // Nodes (at any depth) that no kernel covers at the model's opsets: "Op (domain) at opset N".
   std::vector<std::string> unsupported_nodes() const;
+  // EvalError listing them all ("no kernel for A; B"), when there are any.
+  void check_supported() const;
 
  private:
   struct Scope;

@@ -424,7 +424,9 @@ std::vector<EvalValue> batch_norm(const KernelContext& ctx) {
   const auto scale = ctx.input(1).to(type), bias = ctx.input(2).to(type);
   const auto mean = ctx.input(3).to(type), var = ctx.input(4).to(type);
   const double eps = ctx.attr_f("epsilon", 1e-5f);
-  const bool training = ctx.opset() >= 14 && ctx.attr_i("training_mode", 0) != 0;
+  // From opset 14 an attribute says training mode; before, asking for the statistics outputs does.
+  bool training = ctx.opset() >= 14 && ctx.attr_i("training_mode", 0) != 0;
+  for (size_t i = 1; i < ctx.output_count() && ctx.opset() < 14; ++i) training = training || ctx.wants_output(i);
   if (!training) {
     for (size_t i = 1; i < ctx.output_count(); ++i)
       if (ctx.wants_output(i))
@@ -445,7 +447,10 @@ std::vector<EvalValue> batch_norm(const KernelContext& ctx) {
   const auto stat_type = ctx.input(3).scalar_type();
   auto running_mean = (mean * momentum + current_mean * (1 - momentum)).to(stat_type);
   auto running_var = (var * momentum + current_var * (1 - momentum)).to(ctx.input(4).scalar_type());
-  return {EvalValue(y), EvalValue(running_mean), EvalValue(running_var)};
+  if (ctx.opset() >= 14) return {EvalValue(y), EvalValue(running_mean), EvalValue(running_var)};
+  // Before 14 the batch's own statistics follow (saved_mean, saved_var: for gradients).
+  return {EvalValue(y), EvalValue(running_mean), EvalValue(running_var), EvalValue(current_mean.to(stat_type)),
+          EvalValue(current_var.to(stat_type))};
 }
 
 std::vector<EvalValue> instance_norm(const KernelContext& ctx) {
@@ -673,8 +678,10 @@ std::vector<int64_t> scaled_sizes(const KernelContext& ctx, const at::Tensor& x,
   for (size_t i = 0; i < scales.size(); ++i) {
     if (!(scales[i] > 0)) ctx.fail("scales must be positive");
     const double extent = roi.empty() ? 1 : roi[i + scales.size()] - roi[i];
-    out.push_back(
-        static_cast<int64_t>(std::floor(static_cast<double>(x.size(static_cast<int64_t>(i))) * scales[i] * extent)));
+    // In float, as ONNX's shape inference and ONNX Runtime compute it: float32 scales such as
+    // 7/3 = 2.3333333f give 7 from 3 in float, 6.99999976 (floored to 6) in double.
+    out.push_back(static_cast<int64_t>(std::floor(static_cast<float>(x.size(static_cast<int64_t>(i))) *
+                                                  static_cast<float>(scales[i]) * static_cast<float>(extent))));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "onnxport/args.h"
 #include "onnxport/graph.h"
+#include "onnxport/op_evaluator.h"
 #include "onnxport/schema.h"
 #include "onnxport/torch_node.h"
 
@@ -45,11 +46,16 @@ class Registrar {
   // Optional: the ONNX schema of a custom-domain op the pack emits (see schema.h). The domain
   // must be declared by this pack. Validated here: a malformed schema fails the pack's load.
   void add_schema(CustomOpSchema schema);
+  // Optional: how to compute a custom-domain op the pack emits (see op_evaluator.h), so that
+  // `onnxport run` and `verify` can run models that contain it. The domain must be declared by
+  // this pack.
+  void add_evaluator(const std::string& domain, const std::string& op_type, OpEvaluator fn);
 
   void add_symbolic(const std::string& torch_op, int since_opset, Symbolic fn, bool is_override);
   const std::vector<Registration>& registrations() const { return registrations_; }
   const std::vector<DomainDecl>& domains() const { return domains_; }
   const std::vector<CustomOpSchema>& schemas() const { return schemas_; }
+  const std::vector<EvaluatorDecl>& evaluators() const { return evaluators_; }
 
  private:
   template <class F>
@@ -66,6 +72,7 @@ class Registrar {
   std::vector<Registration> registrations_;
   std::vector<DomainDecl> domains_;
   std::vector<CustomOpSchema> schemas_;
+  std::vector<EvaluatorDecl> evaluators_;  // last: packs built before it keep their layout
 };
 
 }  // namespace onnxport

@@ -5,6 +5,7 @@
 #include "onnxport/dtype.h"
 #include "onnxport/errors.h"
 #include "onnxport/graph.h"
+#include "onnxport/op_evaluator.h"
 #include "onnxport/op_pack.h"
 #include "onnxport/registrar.h"
 #include "onnxport/tensor.h"

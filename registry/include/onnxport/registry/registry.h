@@ -57,10 +57,19 @@ class Registry {
   };
   const std::map<std::string, SchemaEntry>& schemas() const { return schemas_; }
 
+  // Evaluators packs registered for their custom-domain ops (op_evaluator.h), keyed by
+  // "domain::op_type". Same rules as schemas: the pack declares the domain; one pack per op.
+  struct EvaluatorEntry {
+    OpEvaluator fn;
+    PackRef pack;
+  };
+  const EvaluatorEntry* evaluator_for(const std::string& domain, const std::string& op_type) const;
+
  private:
   std::map<std::string, std::map<int, RegistryEntry>> table_;
   std::map<std::string, DomainEntry> domains_;
   std::map<std::string, SchemaEntry> schemas_;
+  std::map<std::string, EvaluatorEntry> evaluators_;
 };
 
 }  // namespace onnxport
