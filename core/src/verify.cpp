@@ -24,21 +24,32 @@ namespace {
 
 using core::eval::EvalValue;
 
-// The model's outputs as ONNX flattens them: tuples and lists give their elements, numbers
+// The model's outputs as the ONNX graph lays them out: tuples give their elements; a list gives
+// its elements, or is one value where the graph's output at that place is a sequence; numbers
 // become 0-d tensors.
-void flatten_outputs(const c10::IValue& v, std::vector<at::Tensor>& out) {
+void flatten_outputs(const c10::IValue& v, const std::vector<bool>& sequence_outputs, std::vector<EvalValue>& out) {
   if (v.isTensor()) {
-    out.push_back(v.toTensor());
+    out.emplace_back(v.toTensor());
   } else if (v.isTuple()) {
-    for (const auto& e : v.toTupleRef().elements()) flatten_outputs(e, out);
+    for (const auto& e : v.toTupleRef().elements()) flatten_outputs(e, sequence_outputs, out);
+  } else if (v.isList() && out.size() < sequence_outputs.size() && sequence_outputs[out.size()]) {
+    std::vector<at::Tensor> items;
+    for (const auto& e : v.toListRef()) {
+      if (!e.isTensor())
+        throw ExportError(std::string("verify: the model returns a list holding a ") + e.tagKind() +
+                              " where the ONNX graph has a sequence of tensors",
+                          ErrorContext::with_hint("verify the ONNX file exported from this model"));
+      items.push_back(e.toTensor());
+    }
+    out.push_back(EvalValue::of_sequence(std::move(items)));
   } else if (v.isList()) {
-    for (const auto& e : v.toListRef()) flatten_outputs(e, out);
+    for (const auto& e : v.toListRef()) flatten_outputs(e, sequence_outputs, out);
   } else if (v.isInt()) {
-    out.push_back(at::scalar_tensor(v.toInt(), at::kLong));
+    out.emplace_back(at::scalar_tensor(v.toInt(), at::kLong));
   } else if (v.isDouble()) {
-    out.push_back(at::scalar_tensor(v.toDouble(), at::kFloat));
+    out.emplace_back(at::scalar_tensor(v.toDouble(), at::kFloat));
   } else if (v.isBool()) {
-    out.push_back(at::scalar_tensor(v.toBool(), at::kBool));
+    out.emplace_back(at::scalar_tensor(v.toBool(), at::kBool));
   } else if (!v.isNone()) {
     throw ExportError(std::string("verify: the model returns a ") + v.tagKind() + ", which has no ONNX output",
                       ErrorContext::with_hint("verify models that return tensors (or tuples/lists of them)"));
@@ -48,6 +59,31 @@ void flatten_outputs(const c10::IValue& v, std::vector<at::Tensor>& out) {
 OutputCheck compare(const std::string& name, const at::Tensor& onnx, const at::Tensor& torch, const VerifyOptions& o) {
   const core::TensorDifference d = core::compare_tensors(onnx, torch, o.rtol, o.atol);
   return OutputCheck{name, d.type, d.max_abs_error, d.max_rel_error, d.ok, d.problem};
+}
+
+// A sequence output: as long as PyTorch's list, each item compared; the worst item's figures.
+OutputCheck compare(const std::string& name, const EvalValue& onnx, const EvalValue& torch, const VerifyOptions& o) {
+  if (!onnx.is_sequence() && !torch.is_sequence()) return compare(name, onnx.tensor, torch.tensor, o);
+  OutputCheck c{name, "sequence", 0, 0, false, ""};
+  if (!onnx.is_sequence() || !torch.is_sequence()) {
+    c.problem = onnx.is_sequence() ? "ONNX gives a sequence, PyTorch a tensor" : "ONNX gives a tensor, PyTorch a list";
+    return c;
+  }
+  const auto &items = *onnx.sequence, &expected = *torch.sequence;
+  c.type = "sequence of " + std::to_string(items.size());
+  if (items.size() != expected.size()) {
+    c.problem = "ONNX gives " + std::to_string(items.size()) + " items, PyTorch " + std::to_string(expected.size());
+    return c;
+  }
+  c.ok = true;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const OutputCheck item = compare(name, items[i], expected[i], o);
+    c.max_abs_error = std::max(c.max_abs_error, item.max_abs_error);
+    c.max_rel_error = std::max(c.max_rel_error, item.max_rel_error);
+    if (!item.ok && c.ok && !item.problem.empty()) c.problem = "item " + std::to_string(i) + ": " + item.problem;
+    c.ok = c.ok && item.ok;
+  }
+  return c;
 }
 
 std::string tolerances(const VerifyOptions& o) {
@@ -158,9 +194,10 @@ void check_evaluable(const core::eval::ModelEvaluator& evaluator, const torch::j
 }
 
 SampleCheck check_sample(torch::jit::Module& module, const core::eval::ModelEvaluator& evaluator,
-                         const core::ModelInputs& inputs, const VerifyOptions& options, const std::string& onnx_path) {
-  std::vector<at::Tensor> expected;
-  flatten_outputs(module.forward(forward_arguments(module, inputs.tensors)), expected);
+                         const std::vector<bool>& sequence_outputs, const core::ModelInputs& inputs,
+                         const VerifyOptions& options, const std::string& onnx_path) {
+  std::vector<EvalValue> expected;
+  flatten_outputs(module.forward(forward_arguments(module, inputs.tensors)), sequence_outputs, expected);
   const auto actual = evaluator.run(std::vector<EvalValue>(inputs.tensors.begin(), inputs.tensors.end()));
   if (actual.size() < expected.size())
     throw ExportError("verify: the model returns " + std::to_string(expected.size()) + " tensors, '" + onnx_path +
@@ -175,10 +212,7 @@ SampleCheck check_sample(torch::jit::Module& module, const core::eval::ModelEval
       sample.unchecked.push_back(name);
       continue;
     }
-    if (actual[i].is_sequence())
-      throw ExportError("verify: output '" + name + "' is a sequence; comparing sequences is not supported yet",
-                        ErrorContext::with_hint("compare it in ONNX Runtime"));
-    sample.outputs.push_back(compare(name, actual[i].tensor, expected[i], options));
+    sample.outputs.push_back(compare(name, actual[i], expected[i], options));
     sample.ok = sample.ok && sample.outputs.back().ok;
   }
   return sample;
@@ -233,8 +267,10 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     for (int k = 1; k < options.samples; ++k)
       input_sets.push_back(
           core::redrawn_inputs(model.graph(), evaluator.input_names(), input_sets[0], options.seed + k, k));
+    std::vector<bool> sequence_outputs;
+    for (const auto& out : model.graph().output()) sequence_outputs.push_back(out.type().has_sequence_type());
     for (const auto& inputs : input_sets)
-      result.samples.push_back(check_sample(module, evaluator, inputs, options, onnx_path));
+      result.samples.push_back(check_sample(module, evaluator, sequence_outputs, inputs, options, onnx_path));
     const size_t failing = decide(result, options);
     if (options.per_node || !result.ok) {
       compare_nodes(model_path, module, onnx_path, model, evaluator, input_sets[failing], options, exporter, result);

@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import unittest
+from typing import List, Tuple
 
 import numpy as np
 import onnx
@@ -19,6 +20,14 @@ from onnx import helper, numpy_helper, TensorProto
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
 from cli_test import TMP, path, run  # noqa: E402
 
+
+
+class Rows(torch.nn.Module):
+    def forward(self, x, pair: Tuple[torch.Tensor, torch.Tensor]):
+        out: List[torch.Tensor] = []
+        for i in range(x.size(0)):
+            out.append(x[i] * float(i + 1))
+        return out, x.sum() + pair[0] * pair[1]
 
 
 class Net(torch.nn.Module):
@@ -185,6 +194,19 @@ class VerifyTest(unittest.TestCase):
         r = run("export", path("net.pt"), "-o", path("verified.onnx"), *self.inputs, "--verify")
         self.assertIn("wrote " + path("verified.onnx"), r.stdout)
         self.assertIn("verify: ok: 3 input sets", r.stdout)
+
+    def test_sequence_outputs_and_tuple_arguments_are_compared(self):
+        # A list whose length follows the input (an ONNX sequence output); a tuple argument, which
+        # the export flattens into two graph inputs.
+        torch.jit.script(Rows()).save(path("rows.pt"))
+        run("export", path("rows.pt"), "-o", path("rows.onnx"), "--input", "x:4x3", "--input", "pair_0:2",
+            "--input", "pair_1:2", "--mode", "script", "--dynamic-axes", "x:0=n")
+        r = run("verify", path("rows.pt"), path("rows.onnx"), "--input", "x:4x3", "--input", "pair_0:2",
+                "--input", "pair_1:2")
+        for k, length in enumerate((4, 5, 6)):
+            self.assertIn(f"x: float32[{length},3] drawn (seed {k})", r.stdout)
+            self.assertIn(f"ok       output_0 sequence of {length}  max abs error 0", r.stdout)
+        self.assertIn("verify: ok: 3 input sets, 2 outputs each", r.stdout)
 
     def test_extra_outputs_are_left_uncompared(self):
         run("export", path("net.pt"), "-o", path("extra.onnx"), *self.inputs, "--extra-outputs", "conv")
