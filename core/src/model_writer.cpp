@@ -1,7 +1,6 @@
 // The write stage: the ModelProto without parameter bytes, then the initializers streamed
 // from the borrowed tensors, to files that appear complete or not at all (output_file.h).
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -110,13 +109,28 @@ size_t total_payload(const OnnxModel& model, const ModelMeta& meta) {
   return total;
 }
 
+// Protobuf framing written by hand around the payloads: a field's tag, and a length.
+void append_tag(std::string& out, int field) {
+  using WireFormat = google::protobuf::internal::WireFormatLite;
+  uint8_t buf[5];
+  const auto* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(
+      WireFormat::MakeTag(field, WireFormat::WIRETYPE_LENGTH_DELIMITED), buf);
+  out.append(reinterpret_cast<const char*>(buf), static_cast<size_t>(end - buf));
+}
+
+void append_varint(std::string& out, uint64_t v) {
+  uint8_t buf[10];
+  const auto* end = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(v, buf);
+  out.append(reinterpret_cast<const char*>(buf), static_cast<size_t>(end - buf));
+}
+
 // Inline: the graph's initializer entries (field 5) are header fields + raw_data (field 9)
-// streamed from the tensors, never copied into a protobuf.
+// streamed from the tensors, never copied into a protobuf or a buffer: the framing is built in a
+// small string, and each payload goes from the tensor's memory to the file in one write.
 // Returns where each raw_data payload landed in the file.
 ExternalDataLayout write_inline(const OnnxModel& model, const ModelMeta& meta, OutputFile& file,
                                 const std::string& file_name, const WriteProgress& progress) {
   using google::protobuf::io::CodedOutputStream;
-  using WireFormat = google::protobuf::internal::WireFormatLite;
   onnx::ModelProto m = build_model_proto(model, meta, false);
   onnx::GraphProto graph;
   graph.Swap(m.mutable_graph());
@@ -138,29 +152,34 @@ ExternalDataLayout write_inline(const OnnxModel& model, const ModelMeta& meta, O
       entries.push_back(std::move(e));
     }
   }
-  // Large blocks: the default 8 KiB would cost a write call and a buffer copy per 8 KiB of weights.
-  google::protobuf::io::OstreamOutputStream raw(&file.stream(), 4 << 20);
-  CodedOutputStream out(&raw);
-  m.SerializeToCodedStream(&out);
-  out.WriteTag(WireFormat::MakeTag(7, WireFormat::WIRETYPE_LENGTH_DELIMITED));
-  out.WriteVarint64(graph_size);
-  graph.SerializeToCodedStream(&out);
+  std::ostream& out = file.stream();
+  size_t position = 0;
+  auto put = [&](const void* data, size_t n) {
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+    if (!out) file.finish();  // throws at once, naming the file and the error (a full disk)
+    position += n;
+  };
+  std::string frame = m.SerializeAsString();  // the model's fields; the graph (field 7) follows
+  append_tag(frame, 7);
+  append_varint(frame, graph_size);
+  frame += graph.SerializeAsString();  // the graph without initializers; they follow as field 5s
+  put(frame.data(), frame.size());
   PayloadWriter payload(total_payload(model, meta), progress);
   ExternalDataLayout where;
   where.location = file_name;
   for (const auto& e : entries) {
-    out.WriteTag(WireFormat::MakeTag(5, WireFormat::WIRETYPE_LENGTH_DELIMITED));
-    out.WriteVarint64(e.size);
-    out.WriteRaw(e.header.data(), static_cast<int>(e.header.size()));
-    out.WriteTag(WireFormat::MakeTag(9, WireFormat::WIRETYPE_LENGTH_DELIMITED));
-    out.WriteVarint64(e.init->tensor.nbytes());
-    where.offsets.push_back(static_cast<size_t>(out.ByteCount()));
+    frame.clear();
+    append_tag(frame, 5);
+    append_varint(frame, e.size);
+    frame += e.header;
+    append_tag(frame, 9);
+    append_varint(frame, e.init->tensor.nbytes());
+    put(frame.data(), frame.size());
+    where.offsets.push_back(position);
     where.lengths.push_back(e.init->tensor.nbytes());
-    payload.write([&out](const uint8_t* p, size_t n) { out.WriteRaw(p, static_cast<int>(n)); }, e.init->tensor.data(),
-                  e.init->tensor.nbytes());
+    payload.write(put, e.init->tensor.data(), e.init->tensor.nbytes());
   }
-  if (out.HadError()) throw ExportError("writing the model failed", ErrorContext::with_hint("is the disk full?"));
-  where.total_bytes = static_cast<size_t>(out.ByteCount());
+  where.total_bytes = position;
   return where;
 }
 

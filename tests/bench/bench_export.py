@@ -11,6 +11,15 @@ process's high-water mark; medians are reported, with the time ratio and onnxpor
 stages from its --timings line. The .pt files and example inputs come from the fixture
 manifests (`<name>.json`: tests/fixtures/make_models.py, tests/zoo/make_zoo.py,
 tests/scale/make_big_models.py).
+
+A third program joins the alternation when it is built (onnxport_bench_floor, beside onnxport, or
+--floor BIN): the floor, what no export of that .pt can avoid here — libtorch's start-up,
+torch::jit::load, one forward pass, the parameter bytes written once. The table gives its median,
+onnxport's time over it, and its time over torch.onnx's (a floor above a time-ratio target means
+no exporter that loads the model with libtorch can reach that target on this machine).
+
+--markdown FILE replaces the table between the lines `<!-- bench table -->` and
+`<!-- end bench table -->` of FILE (the prose around it stays), or writes a new FILE.
 """
 import argparse
 import json
@@ -73,7 +82,7 @@ def stage_seconds(stderr):
 
 
 def timed_run(cmd):
-    """(seconds, peak RSS MiB, stderr) of one process, or (None, None, error text)."""
+    """(seconds, peak RSS MiB, stderr + stdout) of one process, or (seconds, MiB, error line)."""
     r = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", r.stderr)
     seconds = float(wall.group(1) or 0) * 3600 + float(wall.group(2)) * 60 + float(wall.group(3))
@@ -81,7 +90,22 @@ def timed_run(cmd):
     if r.returncode != 0:
         lines = [l for l in r.stderr.splitlines() if l.strip() and not l.startswith("\t")]
         return seconds, rss, (lines[-1] if lines else "failed")
-    return seconds, rss, r.stderr
+    return seconds, rss, r.stderr + r.stdout
+
+
+def floor_command(args, fixtures, manifest, out):
+    """The floor program's command, or None when forward() takes nested arguments (it passes the
+    inputs flat) or no floor program is built."""
+    if not args.floor or manifest.get("args", list(range(len(manifest["inputs"])))) != list(
+            range(len(manifest["inputs"]))):
+        return None
+    return [args.floor, os.path.join(fixtures, manifest["model"]), out] + \
+        [os.path.join(fixtures, i["file"]) for i in manifest["inputs"]]
+
+
+def floor_parts(stdout):
+    """{'load': s, 'forward': s, 'write': s} from the floor program's line."""
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"([a-z]+) ([0-9.]+) s", stdout)}
 
 
 def find_fixture(fixture_dirs, name):
@@ -97,24 +121,32 @@ def bench_model(args, fixtures, name, tmp):
     manifest = json.load(open(manifest_path))
     params = os.path.getsize(os.path.join(fixtures, manifest["model"]))
     ours, theirs = os.path.join(tmp, name + ".onnxport.onnx"), os.path.join(tmp, name + ".torch.onnx")
-    runs = {"onnxport": [], "torch.onnx": []}
-    stages, nodes, failure = [], {}, {}
+    floor_out = os.path.join(tmp, name + ".floor.bin")
+    runs = {"onnxport": [], "torch.onnx": [], "floor": []}
+    stages, floor_stages, nodes, failure = [], [], {}, {}
+    commands = [("onnxport", onnxport_command(args, fixtures, manifest, ours), ours),
+                ("torch.onnx", ["/usr/bin/python3", "-c", TORCH_EXPORT, manifest_path, theirs, str(args.opset)],
+                 theirs),
+                ("floor", floor_command(args, fixtures, manifest, floor_out), floor_out)]
     for _ in range(args.repeat):
-        for label, cmd, out in (("onnxport", onnxport_command(args, fixtures, manifest, ours), ours),
-                                ("torch.onnx", ["/usr/bin/python3", "-c", TORCH_EXPORT, manifest_path, theirs,
-                                                str(args.opset)], theirs)):
-            if label == "torch.onnx" and args.skip_torch:
+        for label, cmd, out in commands:
+            if cmd is None or (label == "torch.onnx" and args.skip_torch):
                 continue
             seconds, rss, text = timed_run(cmd)
             if not os.path.exists(out):
                 failure[label] = f"{text} (after {seconds:.1f} s, {rss:.0f} MiB)"
                 continue
             runs[label].append((seconds, rss))
+            if label == "floor":
+                floor_stages.append(floor_parts(text))
+                os.remove(out)
+                continue
             nodes[label] = node_count(out)
             if label == "onnxport":
                 stages.append(stage_seconds(text))
             remove_outputs(out)
-    return dict(name=name, params_mib=params / 2**20, runs=runs, nodes=nodes, failure=failure, stages=stages)
+    return dict(name=name, params_mib=params / 2**20, runs=runs, nodes=nodes, failure=failure, stages=stages,
+                floor_stages=floor_stages)
 
 
 def median(values):
@@ -124,6 +156,7 @@ def median(values):
 def row_text(r):
     t_ours = median([s for s, _ in r["runs"]["onnxport"]])
     t_torch = median([s for s, _ in r["runs"]["torch.onnx"]])
+    t_floor = median([s for s, _ in r["runs"]["floor"]])
     m_ours = median([m for _, m in r["runs"]["onnxport"]])
     m_torch = median([m for _, m in r["runs"]["torch.onnx"]])
     fmt = lambda t, m: "failed" if t is None else f"{t:.2f} s / {m:.0f} MiB"
@@ -135,12 +168,40 @@ def row_text(r):
     top = sorted(((median(v), k) for k, v in slowest.items()), reverse=True)[:3]
     where = ", ".join(f"{k} {v:.2f}" for v, k in top)
     torch_cell = fmt(t_torch, m_torch) if "torch.onnx" not in r["failure"] else "fails: " + r["failure"]["torch.onnx"]
+    floor_cell, over_floor, floor_ratio = "-", "-", "-"
+    if t_floor:
+        parts = {k: median([p[k] for p in r["floor_stages"] if k in p]) for k in ("load", "forward", "write")}
+        floor_cell = f"{t_floor:.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in parts.items() if v is not None) + ")"
+        over_floor = f"{t_ours / t_floor:.2f}" if t_ours else "-"
+        floor_ratio = f"{t_floor / t_torch:.2f}" if t_torch else "-"
     return [r["name"], f"{r['params_mib']:.0f}", fmt(t_ours, m_ours), torch_cell, ratio,
-            f"{r['nodes'].get('onnxport', '-')} / {r['nodes'].get('torch.onnx', '-')}", where]
+            f"{r['nodes'].get('onnxport', '-')} / {r['nodes'].get('torch.onnx', '-')}", where,
+            floor_cell, over_floor, floor_ratio]
 
 
 HEADER = ["model", "params MiB", "onnxport (median time / peak RSS)", "torch.onnx 1.13", "time ratio",
-          "nodes (onnxport / torch.onnx)", "onnxport's slowest stages (s)"]
+          "nodes (onnxport / torch.onnx)", "onnxport's slowest stages (s)",
+          "floor: start-up + (load, forward, write) (s)", "onnxport / floor", "floor / torch.onnx"]
+TABLE_START, TABLE_END = "<!-- bench table -->", "<!-- end bench table -->"
+
+
+def write_markdown(path, args, rows):
+    """The table (with a line on how it was made) between the markers of an existing file, or a new file."""
+    machine = f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
+    table = (f"Generated by `tests/bench/bench_export.py` on {time.strftime('%Y-%m-%d')}, {machine}; opset "
+             f"{args.opset}, {args.repeat} alternating rounds, medians; each run is a fresh process (peak RSS "
+             "from GNU time).\n\n")
+    table += "| " + " | ".join(HEADER) + " |\n|" + "---|" * len(HEADER) + "\n"
+    for row in rows:
+        table += "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n"
+    text = open(path).read() if os.path.exists(path) else ""
+    if TABLE_START in text and TABLE_END in text:
+        head, rest = text.split(TABLE_START, 1)
+        text = head + TABLE_START + "\n" + table + TABLE_END + rest.split(TABLE_END, 1)[1]
+    else:
+        text = "# Export benchmark\n\n" + TABLE_START + "\n" + table + TABLE_END + "\n"
+    with open(path, "w") as f:
+        f.write(text)
 
 
 def main():
@@ -151,8 +212,12 @@ def main():
     ap.add_argument("--opset", type=int, default=17)
     ap.add_argument("--repeat", type=int, default=3, help="alternating rounds per model (medians are reported)")
     ap.add_argument("--skip-torch", action="store_true", help="time onnxport only")
-    ap.add_argument("--markdown", help="also write the table to this Markdown file")
+    ap.add_argument("--markdown", help="also write the table into this Markdown file (see above)")
+    ap.add_argument("--floor", help="the floor program (default: onnxport_bench_floor beside --onnxport, if built)")
     args = ap.parse_args()
+    if not args.floor:
+        beside = os.path.join(os.path.dirname(os.path.abspath(args.onnxport)), "onnxport_bench_floor")
+        args.floor = beside if os.path.exists(beside) else None
     tmp = tempfile.mkdtemp(prefix="onnxport-bench-")
     rows = []
     for name in args.model:
@@ -160,14 +225,7 @@ def main():
         rows.append(row_text(r))
         print(" | ".join(rows[-1]), flush=True)
     if args.markdown:
-        machine = f"{os.cpu_count()} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB"
-        with open(args.markdown, "w") as f:
-            f.write(f"# Export benchmark\n\nGenerated by `tests/bench/bench_export.py` on {time.strftime('%Y-%m-%d')}, "
-                    f"{machine}; opset {args.opset}, {args.repeat} alternating rounds, medians; each export is a "
-                    f"fresh process (peak RSS from GNU time).\n\n")
-            f.write("| " + " | ".join(HEADER) + " |\n|" + "---|" * len(HEADER) + "\n")
-            for row in rows:
-                f.write("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |\n")
+        write_markdown(args.markdown, args, rows)
 
 
 if __name__ == "__main__":
