@@ -14,6 +14,10 @@ namespace {
 void print_pack(const PackStatus& p) {
   std::cout << (p.id.empty() ? "?" : p.id) << " " << p.version << "  " << p.state_name() << "  " << p.op_count
             << " ops  " << p.file;
+  if (!p.evaluators.empty()) {
+    std::cout << "\n    evaluators (onnxport run/verify):";
+    for (const auto& e : p.evaluators) std::cout << " " << e;
+  }
   if (!p.error.empty()) std::cout << "\n    " << p.error;
   std::cout << "\n";
 }

@@ -51,6 +51,8 @@ std::string packs_json(const Exporter& exporter) {
                    {"abi_tag", p.abi_tag},
                    {"domains", domains},
                    {"op_count", p.op_count},
+                   {"schemas", p.schemas},
+                   {"evaluators", p.evaluators},
                    {"status", p.state_name()},
                    {"error", p.error}});
   }

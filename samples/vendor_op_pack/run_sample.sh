@@ -41,6 +41,9 @@ echo "com.vendor=1: $(cat "$work/vendor1.err")"
     --plugin-dir "$work/packs" --input "x=$work/vendor_model.in0.npy" --per-node | tee "$work/verify.out"
 grep -q "^verify: ok" "$work/verify.out" && grep -q "ok       FancyOp" "$work/verify.out" ||
   { echo "verify did not compare FancyOp's value" >&2; exit 1; }
+"$onnxport" plugins --plugin-dir "$work/packs" > "$work/plugins.out"
+grep -A1 "^vendor " "$work/plugins.out" | grep -q "evaluators (onnxport run/verify): com.vendor::FancyOp" ||
+  { echo "onnxport plugins does not list the pack's FancyOp evaluator:" >&2; cat "$work/plugins.out" >&2; exit 1; }
 if "$onnxport" run "$work/vendor.onnx" --input "x=$work/vendor_model.in0.npy" 2> "$work/run_nopack.err"; then
   echo "run without the vendor pack succeeded, but nothing computes FancyOp" >&2; exit 1
 fi

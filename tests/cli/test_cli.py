@@ -660,6 +660,8 @@ class CliTest(unittest.TestCase):
         rows = json.loads(run("plugins", "--json", "--plugin-dir", BAD_PACKS).stdout)
         loaded = {r["id"] for r in rows if r["status"] == "loaded"}
         self.assertTrue({"nn", "elementwise", "tensor", "prim", "rnn"} <= loaded)
+        nn = next(r for r in rows if r["id"] == "nn")
+        self.assertEqual((nn["evaluators"], nn["schemas"]), ([], []))  # ATen mappings only
         bad = [r for r in rows if r["file"].endswith("libcli_api_mismatch.so")]
         self.assertEqual(len(bad), 1)
         self.assertEqual(bad[0]["status"], "failed")

@@ -28,7 +28,8 @@ std::vector<Mapping> list_mappings(Exporter& exporter, int opset = 0, const std:
 std::string mappings_json(const std::vector<Mapping>& rows,
                           const std::function<bool(const std::string& op)>& in_reference = {});
 
-// A JSON array of {id, version, file, api_version, abi_tag, domains, op_count, status, error}.
+// A JSON array of {id, version, file, api_version, abi_tag, domains, op_count, schemas,
+// evaluators, status, error}.
 std::string packs_json(const Exporter& exporter);
 
 }  // namespace onnxport

@@ -18,6 +18,7 @@ struct PackStatus {
   std::vector<DomainDecl> domains;
   size_t op_count = 0;
   std::vector<std::string> schemas;  // keys of the ONNX schemas it declares ("com.vendor::FancyOp (since version 2)")
+  std::vector<std::string> evaluators;  // the custom-domain ops it can compute ("com.vendor::FancyOp")
   std::string error;                 // why it failed: names the file, and got/expected where relevant
   const char* state_name() const;    // "loaded", "failed"
 };
