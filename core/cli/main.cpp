@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.h"
+#include "huge_pages.h"
 #include "onnxport/errors.h"
 
 namespace {
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   // Past a file size limit (ulimit -f) a write then fails with EFBIG, reported like a full
   // disk, instead of the signal killing the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
+  use_huge_pages_for_large_buffers();
   CLI::App app{"onnxport " ONNXPORT_VERSION ": export TorchScript models to ONNX, no Python needed"};
   app.require_subcommand(1);
   const std::vector<Command> commands = {add_export_command(app),  add_ops_command(app),   add_plugins_command(app),

@@ -1,8 +1,8 @@
 // What no export of MODEL.pt can avoid on this machine, for the export benchmark
-// (bench_export.py): torch::jit::load of the archive, one forward pass on the example inputs (an
-// export needs it for the types of its values), and writing every parameter and buffer byte once
-// to OUT. Run it as a fresh process under /usr/bin/time: the process's wall time then also holds
-// libtorch's start-up, which every onnxport process pays before its first stage.
+// (bench_export.py): torch::jit::load of the archive (with the CLI's huge-page advice), one forward pass on the example
+// inputs (an export needs it for the types of its values), and writing every parameter and buffer byte once to OUT. Run
+// it as a fresh process under /usr/bin/time: the process's wall time then also holds libtorch's start-up, which every
+// onnxport process pays before its first stage.
 //
 // Usage: onnxport_bench_floor MODEL.pt OUT INPUT.npy...
 // Prints one line: "floor: load X s, forward Y s, write Z s, N bytes".
@@ -15,6 +15,7 @@
 #include <iostream>
 #include <unordered_set>
 
+#include "huge_pages.h"
 #include "npy.h"
 #include "onnx_eval.h"
 
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    onnxport::cli::use_huge_pages_for_large_buffers();
     auto start = std::chrono::steady_clock::now();
     torch::jit::Module module = torch::jit::load(argv[1]);
     module.eval();
