@@ -14,10 +14,9 @@ constexpr size_t kAdviseFrom = 4 * kHugePage;
 
 // Where transparent huge pages are granted only on request (Debian's default: "madvise"), every
 // 4 KiB page of a fresh buffer costs a page fault: 800k of them for a 3.2 GB model's parameters.
-// Measured here without the advice, torch::jit::load took 1.5-2.5x as long (alexnet, vit_b_16, a
-// 3.2 GB MLP). The
-// buffers stay the base allocator's (same pointer, same deleter); only the whole 2 MiB pages
-// inside a buffer are advised, so nothing outside it changes.
+// Measured here without the advice, torch::jit::load took 1.5-2.5x as long (alexnet, vit_b_16,
+// a 3.2 GB MLP). The buffers stay the base allocator's (same pointer, same deleter); only the
+// whole 2 MiB pages inside a buffer are advised, so nothing outside it changes.
 class HugePageAdvisingAllocator final : public c10::Allocator {
  public:
   explicit HugePageAdvisingAllocator(c10::Allocator* base) : base_(base) {}

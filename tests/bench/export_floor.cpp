@@ -9,6 +9,7 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -33,9 +34,14 @@ size_t write_parameter_bytes(const torch::jit::Module& module, const std::string
   size_t total = 0;
   auto write_tensor = [&](const at::Tensor& t) {
     if (!t.defined() || !written.insert(t.storage().data()).second) return;
-    const size_t n = t.storage().nbytes();
-    out.write(static_cast<const char*>(t.storage().data()), static_cast<std::streamsize>(n));
-    total += n;
+    // In 64 MiB writes, as onnxport's writer does, so that the floor writes the way an export does.
+    const char* bytes = static_cast<const char*>(t.storage().data());
+    for (size_t done = 0, n = t.storage().nbytes(); done < n;) {
+      const size_t chunk = std::min<size_t>(n - done, size_t{64} << 20);
+      out.write(bytes + done, static_cast<std::streamsize>(chunk));
+      done += chunk;
+    }
+    total += t.storage().nbytes();
   };
   for (const auto& p : module.parameters(/*recurse=*/true)) write_tensor(p);
   for (const auto& b : module.buffers(/*recurse=*/true)) write_tensor(b);

@@ -65,7 +65,7 @@ class Row:
 # ---------------------------------------------------------------------------------------------
 # Artifacts: small models and files, made once per work directory and copied into each row.
 
-ARTIFACT_VERSION = "5"  # bump when build_artifacts changes
+ARTIFACT_VERSION = "7"  # bump when build_artifacts changes
 
 NOENTRY_CPP = 'extern "C" int not_an_op_pack_entry_point() { return 42; }\n'
 
@@ -153,6 +153,14 @@ def build_artifacts(art):
                               helper.make_tensor_value_info("k", TensorProto.FLOAT, [4, 4, 3, 3])],
                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])])
     onnx.save(helper.make_model(conv, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(art, "stride0.onnx"))
+    # Valid to ONNX's checker, but libonnx's inference reads the weight's kernel dims past the
+    # lower-rank input (SIGSEGV; found by fuzz_onnx_file in CI).
+    conv = helper.make_graph([helper.make_node("Conv", ["x", "k"], ["y"])], "conv_ranks",
+                             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8]),
+                              helper.make_tensor_value_info("k", TensorProto.FLOAT, [4, 4, 3, 3])],
+                             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])])
+    onnx.save(helper.make_model(conv, opset_imports=[helper.make_opsetid("", 13)]),
+              os.path.join(art, "conv_ranks.onnx"))
     # ModelProto: ir_version 7, then field 7 (graph, length-delimited) claiming 2^62 bytes.
     with open(os.path.join(art, "hugelen.onnx"), "wb") as f:
         f.write(b"\x08\x07" + bytes([(7 << 3) | 2]) + _varint(2 ** 62) + b"\x00" * 16)
@@ -614,6 +622,9 @@ ROWS: List[Row] = [
     row("check-zero-stride", "onnxport check: a Conv with strides [0, 0] (libonnx's inference would divide by it)",
         [art("stride0.onnx", "conv.onnx")], ["check", "conv.onnx"], [r"conv\.onnx", r"strides must be positive"],
         output=None),
+    row("check-conv-rank-mismatch", "onnxport check: a Conv whose input has rank 2 and weight rank 4 (libonnx's "
+        "inference would read past the input's dims; a fuzz find)", [art("conv_ranks.onnx", "conv.onnx")],
+        ["check", "conv.onnx"], [r"conv\.onnx", r"input 'x' has rank 2 but weight 'k' has rank 4"], output=None),
     row("check-fifo", "onnxport check: a FIFO nobody writes to (must not hang)", [fifo("stream.onnx")],
         ["check", "stream.onnx"], [r"stream\.onnx", r"fifo|named pipe|not a (regular )?file"], output=None, timeout=5),
 ]
