@@ -126,7 +126,8 @@ void append_varint(std::string& out, uint64_t v) {
 
 // Inline: the graph's initializer entries (field 5) are header fields + raw_data (field 9)
 // streamed from the tensors, never copied into a protobuf or a buffer: the framing is built in a
-// small string, and each payload goes from the tensor's memory to the file in one write.
+// small string, and each payload goes from the tensor's memory to the file in writes of up to
+// 64 MiB.
 // Returns where each raw_data payload landed in the file.
 ExternalDataLayout write_inline(const OnnxModel& model, const ModelMeta& meta, OutputFile& file,
                                 const std::string& file_name, const WriteProgress& progress) {
