@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 bash tests/install-deps.sh --with-test-deps
 bash tests/build.sh
 cd build
+# The big-model tests need ~7 GB of disk while they run: say what there was, at the start and the end.
+df -h . | sed 's/^/disk at start: /'
+trap 'df -h . | sed "s/^/disk at end: /"; du -sh . | sed "s/^/build tree: /"' EXIT
 ctest --output-on-failure -j2 "$@"

@@ -26,6 +26,7 @@ no exporter that loads the model with libtorch can reach that target on this mac
 import argparse
 import json
 import os
+import shutil
 import re
 import subprocess
 import statistics
@@ -64,9 +65,10 @@ def node_count(path):
 
 
 def remove_outputs(path):
-    for f in (path, path + ".data"):
-        if os.path.exists(f):
-            os.remove(f)
+    """A run's output and whatever it wrote beside it (each program writes into a directory of its own)."""
+    d = os.path.dirname(path)
+    shutil.rmtree(d)
+    os.makedirs(d)
 
 
 def onnxport_command(args, fixtures, manifest, out):
@@ -133,8 +135,10 @@ def bench_model(args, fixtures, name, tmp):
     manifest_path = os.path.join(fixtures, name + ".json")
     manifest = json.load(open(manifest_path))
     params = os.path.getsize(os.path.join(fixtures, manifest["model"]))
-    ours, theirs = os.path.join(tmp, name + ".onnxport.onnx"), os.path.join(tmp, name + ".torch.onnx")
-    floor_out = os.path.join(tmp, name + ".floor.bin")
+    for program in ("onnxport", "torch", "floor"):
+        os.makedirs(os.path.join(tmp, program), exist_ok=True)
+    ours, theirs = os.path.join(tmp, "onnxport", name + ".onnx"), os.path.join(tmp, "torch", name + ".onnx")
+    floor_out = os.path.join(tmp, "floor", name + ".bin")
     runs = {"onnxport": [], "torch.onnx": [], "floor": []}
     stages, floor_stages, nodes, failure = [], [], {}, {}
     commands = [("onnxport", onnxport_command(args, fixtures, manifest, ours), ours),
@@ -149,11 +153,12 @@ def bench_model(args, fixtures, name, tmp):
             seconds, rss, text = timed_run(cmd)
             if not os.path.exists(out):
                 failure[label] = f"{text} (after {seconds:.1f} s, {rss:.0f} MiB)"
+                remove_outputs(out)
                 continue
             runs[label].append((seconds, rss))
             if label == "floor":
                 floor_stages.append(floor_parts(text))
-                os.remove(out)
+                remove_outputs(out)
                 continue
             nodes[label] = node_count(out)
             if label == "onnxport":
@@ -232,12 +237,14 @@ def main():
     if not args.floor:
         beside = os.path.join(os.path.dirname(os.path.abspath(args.onnxport)), "onnxport_bench_floor")
         args.floor = beside if os.path.exists(beside) else None
-    tmp = tempfile.mkdtemp(prefix="onnxport-bench-")
     rows = []
-    for name in args.model:
-        r = bench_model(args, find_fixture(args.fixtures, name), name, tmp)
-        rows.append(row_text(r))
-        print(" | ".join(rows[-1]), flush=True)
+    # torch.onnx's external data for a big model is one file per tensor, beside its output: the
+    # whole directory goes at the end, also when a run is interrupted.
+    with tempfile.TemporaryDirectory(prefix="onnxport-bench-") as tmp:
+        for name in args.model:
+            r = bench_model(args, find_fixture(args.fixtures, name), name, tmp)
+            rows.append(row_text(r))
+            print(" | ".join(rows[-1]), flush=True)
     if args.markdown:
         write_markdown(args.markdown, args, rows)
 

@@ -254,6 +254,9 @@ class PackageModelsTest(unittest.TestCase):
                     self.assertTrue(a.read() == b.read(), f"{name}: the package's file differs from the CLI's")
                 ok, log = ort_matches(package_file, manifest)
                 self.assertTrue(ok, f"{name}: {log}")
+                # Passing models leave nothing behind: together they are gigabytes of build tree.
+                os.remove(package_file)
+                os.remove(cli_file)
 
 
 if __name__ == "__main__":
