@@ -80,7 +80,7 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
 
 namespace {
 
-// Writes tensor bytes in chunks (CodedOutputStream::WriteRaw takes an int), reporting progress.
+// Writes tensor bytes in chunks of kWriteChunkBytes, reporting progress after each.
 class PayloadWriter {
  public:
   PayloadWriter(size_t total, const WriteProgress& progress) : total_(total), progress_(progress) {}
@@ -88,7 +88,7 @@ class PayloadWriter {
   void write(Sink&& sink, const void* data, size_t n) {
     const auto* p = static_cast<const uint8_t*>(data);
     while (n > 0) {
-      const size_t chunk = std::min<size_t>(n, 64u << 20);
+      const size_t chunk = std::min(n, kWriteChunkBytes);
       sink(p, chunk);
       p += chunk;
       n -= chunk;

@@ -10,12 +10,17 @@
 // and rename, or during a fallback write) is removed by the next write to the same directory.
 #include <ext/stdio_filebuf.h>
 
+#include <cstddef>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace onnxport::core {
+
+// Tensor bytes go to output files in writes of at most this size: large enough that the system
+// call's cost vanishes, small enough to report progress while writing gigabytes.
+inline constexpr size_t kWriteChunkBytes = size_t{64} << 20;
 
 class OutputFile {
  public:

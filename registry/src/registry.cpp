@@ -79,7 +79,7 @@ bool declares_domain(const Registrar& registrar, const std::string& domain) {
 
 void add_evaluator(std::map<std::string, Registry::EvaluatorEntry>& evaluators, const PackRef& pack,
                    const Registrar& registrar, const EvaluatorDecl& e) {
-  const std::string key = e.domain + "::" + e.op_type;
+  const std::string key = Registry::evaluator_key(e.domain, e.op_type);
   if (!declares_domain(registrar, e.domain))
     fail("op pack " + pack.describe() + " registers an evaluator for " + key + ", whose domain it does not declare",
          "call r.declare_domain(\"" + e.domain + "\", VERSION) in the pack");
@@ -132,7 +132,7 @@ void Registry::add_pack(const PackRef& pack, const Registrar& registrar) {
 }
 
 const Registry::EvaluatorEntry* Registry::evaluator_for(const std::string& domain, const std::string& op_type) const {
-  auto it = evaluators_.find(domain + "::" + op_type);
+  auto it = evaluators_.find(evaluator_key(domain, op_type));
   return it == evaluators_.end() ? nullptr : &it->second;
 }
 

@@ -19,6 +19,7 @@
 #include "huge_pages.h"
 #include "npy.h"
 #include "onnx_eval.h"
+#include "output_file.h"
 
 namespace {
 
@@ -34,10 +35,10 @@ size_t write_parameter_bytes(const torch::jit::Module& module, const std::string
   size_t total = 0;
   auto write_tensor = [&](const at::Tensor& t) {
     if (!t.defined() || !written.insert(t.storage().data()).second) return;
-    // In 64 MiB writes, as onnxport's writer does, so that the floor writes the way an export does.
+    // In writes of onnxport's size, so that the floor writes the way an export does.
     const char* bytes = static_cast<const char*>(t.storage().data());
     for (size_t done = 0, n = t.storage().nbytes(); done < n;) {
-      const size_t chunk = std::min<size_t>(n - done, size_t{64} << 20);
+      const size_t chunk = std::min(n - done, onnxport::core::kWriteChunkBytes);
       out.write(bytes + done, static_cast<std::streamsize>(chunk));
       done += chunk;
     }

@@ -88,7 +88,7 @@ Kernel kernel_calling(const Registry::EvaluatorEntry& entry) {
 DomainKernelLookup pack_kernels(const Registry& registry) {
   auto made = std::make_shared<std::map<std::string, Kernel>>();
   return [&registry, made](const std::string& domain, const std::string& op_type) -> const Kernel* {
-    const std::string key = domain + "::" + op_type;
+    const std::string key = Registry::evaluator_key(domain, op_type);
     if (auto it = made->find(key); it != made->end()) return &it->second;
     const Registry::EvaluatorEntry* entry = registry.evaluator_for(domain, op_type);
     if (!entry) return nullptr;

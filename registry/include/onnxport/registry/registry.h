@@ -64,6 +64,10 @@ class Registry {
     PackRef pack;
   };
   const EvaluatorEntry* evaluator_for(const std::string& domain, const std::string& op_type) const;
+  // The key evaluators are stored, listed and cached under: "com.vendor::FancyOp".
+  static std::string evaluator_key(const std::string& domain, const std::string& op_type) {
+    return domain + "::" + op_type;
+  }
 
  private:
   std::map<std::string, std::map<int, RegistryEntry>> table_;
