@@ -135,7 +135,8 @@ const PackStatus& PackLoader::load_file(const std::string& file) {
     st.domains = registrar.domains();
     st.op_count = registrar.registrations().size();
     for (const CustomOpSchema& s : registrar.schemas()) st.schemas.push_back(s.key());
-    for (const EvaluatorDecl& e : registrar.evaluators()) st.evaluators.push_back(Registry::evaluator_key(e.domain, e.op_type));
+    for (const EvaluatorDecl& e : registrar.evaluators())
+      st.evaluators.push_back(Registry::evaluator_key(e.domain, e.op_type));
   } catch (const std::exception& e) {
     return failed(std::string("registering the pack failed: ") + e.what());
   } catch (...) {
