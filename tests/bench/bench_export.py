@@ -26,8 +26,8 @@ no exporter that loads the model with libtorch can reach that target on this mac
 import argparse
 import json
 import os
-import shutil
 import re
+import shutil
 import subprocess
 import statistics
 import sys
@@ -153,16 +153,14 @@ def bench_model(args, fixtures, name, tmp):
             seconds, rss, text = timed_run(cmd)
             if not os.path.exists(out):
                 failure[label] = f"{text} (after {seconds:.1f} s, {rss:.0f} MiB)"
-                remove_outputs(out)
-                continue
-            runs[label].append((seconds, rss))
-            if label == "floor":
-                floor_stages.append(floor_parts(text))
-                remove_outputs(out)
-                continue
-            nodes[label] = node_count(out)
-            if label == "onnxport":
-                stages.append(stage_seconds(text))
+            else:
+                runs[label].append((seconds, rss))
+                if label == "floor":
+                    floor_stages.append(floor_parts(text))
+                else:
+                    nodes[label] = node_count(out)
+                if label == "onnxport":
+                    stages.append(stage_seconds(text))
             remove_outputs(out)
     return dict(name=name, params_mib=params / 2**20, runs=runs, nodes=nodes, failure=failure, stages=stages,
                 floor_stages=floor_stages)
