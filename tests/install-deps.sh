@@ -3,6 +3,7 @@
 # Build: libtorch, libonnx, protobuf, Boost, nlohmann-json, CLI11, doctest, ninja, ccache;
 # pybind11 and Python's headers for the Python package (python/).
 # Run: Graphviz's dot for `onnxport inspect --html`. Tests: Chromium renders that page headless.
+# Run: jemalloc, the CLI's allocator (docs/architecture.md "Memory").
 # Run: an optimized BLAS (OpenBLAS). Debian's libtorch multiplies matrices through the system's
 # libblas.so.3, which without it is the reference BLAS: an export's one forward pass (type
 # recording) takes 0.6 s instead of 0.05 s on ResNet-50.
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 packages=(
   cmake g++ ninja-build ccache pkg-config
   libtorch-dev libonnx-dev libprotobuf-dev protobuf-compiler libopenblas0-pthread
-  libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
+  libjemalloc-dev libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
   python3-torch python3-torchvision python3-onnx python3-numpy
   pybind11-dev python3-dev
   graphviz chromium
