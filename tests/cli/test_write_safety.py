@@ -39,6 +39,13 @@ class WriteSafetyTest(unittest.TestCase):
             torch.jit.trace(model, torch.randn(2, 2048)).save(cls.models[-1])
         cls.model = cls.models[0]
 
+    @classmethod
+    def tearDownClass(cls):
+        # The models are made again by every run; a failing test's output directory stays, for
+        # inspection (a passing test removes its own: 100 MB models, 578 MB in all otherwise).
+        for model in cls.models:
+            os.remove(model)
+
     def output_dir(self, name):
         d = os.path.join(TMP, name)
         shutil.rmtree(d, ignore_errors=True)
@@ -80,6 +87,7 @@ class WriteSafetyTest(unittest.TestCase):
         # Under load the exports' durations vary; a third of them killed mid-run is enough to
         # have landed in every stage, writing included.
         self.assertGreaterEqual(kills, 5, "too few exports were still running when killed")
+        shutil.rmtree(d)
 
     def test_a_stale_temporary_of_a_killed_process_is_removed_by_the_next_export(self):
         d = self.output_dir("stale")
@@ -91,6 +99,7 @@ class WriteSafetyTest(unittest.TestCase):
             f.write(b"partial")
         subprocess.run(export_command(self.model, out), check=True, capture_output=True)
         self.assertEqual(sorted(os.listdir(d)), ["model.onnx"])
+        shutil.rmtree(d)
 
     def test_concurrent_exports_to_one_output_end_with_one_complete_model(self):
         def contents(d):
@@ -120,6 +129,8 @@ class WriteSafetyTest(unittest.TestCase):
                     # One export's files, whole: never a mix of the two, never a stray temporary.
                     self.assertIn(contents(d), alone)
                     self.check_complete(out)
+                for name in ("alone0", "alone1", "concurrent"):
+                    shutil.rmtree(os.path.join(TMP, name))
 
 
 if __name__ == "__main__":
