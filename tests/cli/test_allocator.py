@@ -18,6 +18,10 @@ ALLOCATION_FUNCTIONS = {"malloc", "free", "calloc", "realloc", "posix_memalign",
 BINDING = re.compile(r"binding file (\S+) \[\d+\] to (\S+) \[\d+\]: \w+ symbol `([^']+)'")
 
 
+def is_jemalloc(provider):
+    return os.path.basename(provider).startswith("libjemalloc.so")
+
+
 def allocation_bindings():
     """(binder, provider, symbol) for every malloc-family binding while `onnxport ops` runs."""
     run = subprocess.run([CLI, "ops"], capture_output=True, text=True, env=dict(os.environ, LD_DEBUG="bindings"))
@@ -42,13 +46,13 @@ class AllocatorTest(unittest.TestCase):
     def test_every_allocation_function_resolves_to_jemalloc(self):
         elsewhere = sorted({(os.path.basename(binder), os.path.basename(provider), symbol)
                             for binder, provider, symbol in self.allocation
-                            if not os.path.basename(provider).startswith("libjemalloc.so")})
+                            if not is_jemalloc(provider)})
         self.assertEqual(elsewhere, [], "malloc-family symbols bound outside jemalloc")
 
     def test_the_libraries_that_allocate_most_use_jemalloc(self):
         binders = {os.path.basename(binder).split(".so")[0]
                    for binder, provider, symbol in self.allocation
-                   if symbol in ("malloc", "free") and os.path.basename(provider).startswith("libjemalloc.so")}
+                   if symbol in ("malloc", "free") and is_jemalloc(provider)}
         for library in ("libtorch_cpu", "libc10", "libstdc++", "libc"):
             self.assertIn(library, binders, f"{library} has no malloc/free binding to jemalloc")
 

@@ -579,18 +579,19 @@ def main():
     if not os.access(options.onnxport, os.X_OK):
         parser.error(f"no onnxport CLI at {options.onnxport}")
 
+    baseline_path = options.check or options.write_baseline
+    baseline = load_baseline(baseline_path) if baseline_path and os.path.exists(baseline_path) else None
     recorded = {}
     if options.torch_from_baseline:
         if not options.check:
             parser.error("--torch-from-baseline needs --check BASELINE")
-        recorded = torch_figures_of(load_baseline(options.check), options.check, parser)
+        recorded = torch_figures_of(baseline, options.check, parser)
 
     start = time.perf_counter()
     rows, exported, cached = run_table(options, recorded)
     seconds = time.perf_counter() - start
 
-    baseline_path = options.check or options.write_baseline
-    old_rows = baseline_rows(load_baseline(baseline_path)) if baseline_path and os.path.exists(baseline_path) else {}
+    old_rows = baseline_rows(baseline)
     selected_ids = {f.id for f in all_fixtures(options)}
 
     restricted = bool(options.only or options.opset != list(OPSETS))
