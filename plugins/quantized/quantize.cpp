@@ -21,7 +21,7 @@ Value* quantize_per_channel(Graph& g, const TorchNode& n, const Args& a) {
   return pack(g, quantize(g, a.tensor(0), a.tensor(1), cast(g, a.tensor(2), qdtype), a.i(3)));
 }
 
-// The integer data of a quantized tensor, as core/src/quantized_weights.cpp rebuilds prepacked
+// The integer data of a quantized tensor, as core/3_export/2_prepare/quantized_weights.cpp rebuilds prepacked
 // weights: _make_per_tensor_quantized_tensor(data, scale, zero_point) and
 // _make_per_channel_quantized_tensor(data, scales, zero_points, axis). No ONNX node: the data
 // stays an integer tensor (an int8 initializer for weights) read by DequantizeLinear.

@@ -4,7 +4,7 @@
 // (DequantizeLinear of int32, the QDQ form runtimes fuse into integer kernels).
 //
 // PyTorch keeps these weights in TorchScript custom-class objects; the core rebuilds each one
-// in the graph through the prepack op that makes it (core/src/quantized_weights.cpp), and a
+// in the graph through the prepack op that makes it (core/3_export/2_prepare/quantized_weights.cpp), and a
 // scripted model may call the prepack ops itself. Their symbolics return the unpacked weights
 // as a list value that the quantized ops read:
 //   conv:    [w, bias, stride, padding, output_padding, dilation, groups]

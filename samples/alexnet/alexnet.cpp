@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   options.input_names = {"actual_input_1"};
   options.output_names = {"output1"};
   try {
-    onnxport::Exporter exporter;  // built-in op packs, found next to libonnxport_core
+    onnxport::Exporter exporter;  // built-in op packs, found next to libonnxport_registry
     const torch::Tensor input = torch::randn({10, 3, 224, 224});
     auto report = exporter.export_function(
         [&](std::vector<torch::jit::IValue> in) { return torch::jit::IValue(model->forward(in.at(0).toTensor())); },

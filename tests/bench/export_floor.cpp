@@ -16,10 +16,10 @@
 #include <iostream>
 #include <unordered_set>
 
-#include "huge_pages.h"
-#include "npy.h"
-#include "onnx_eval.h"
-#include "output_file.h"
+#include "5_cli/huge_pages.h"
+#include "1_base/npy.h"
+#include "2_eval/fold_kernels.h"
+#include "1_base/output_file.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "graph_builder.h"
-#include "onnx_eval.h"
+#include "3_export/3_convert/graph_builder.h"
+#include "2_eval/fold_kernels.h"
 #include "onnxport/errors.h"
 #include "support.h"
 

@@ -1,9 +1,9 @@
-// The ONNX evaluator (onnx_eval.h): which ops it knows, the values it computes for them with
+// The ONNX evaluator (2_eval/fold_kernels.h): which ops it knows, the values it computes for them with
 // ATen, opset-dependent inputs (Unsqueeze axes), and nullopt for what it cannot compute.
 #include "doctest_torch.h"  // before any libtorch header
 
-#include "onnx_eval.h"
-#include "torch_graph.h"
+#include "2_eval/fold_kernels.h"
+#include "3_export/2_prepare/torch_graph.h"
 #include "support.h"
 
 using namespace onnxport;

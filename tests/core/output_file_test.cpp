@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "onnxport/errors.h"
-#include "output_file.h"
+#include "1_base/output_file.h"
 
 namespace fs = std::filesystem;
 using onnxport::ConfigError;

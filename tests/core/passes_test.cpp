@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "onnx_eval.h"
-#include "passes.h"
+#include "2_eval/fold_kernels.h"
+#include "3_export/5_passes/passes.h"
 #include "support.h"
 
 using namespace onnxport;

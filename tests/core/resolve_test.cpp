@@ -5,7 +5,7 @@
 #include <torch/csrc/jit/ir/irparser.h>
 
 #include "onnxport/errors.h"
-#include "resolve.h"
+#include "3_export/3_convert/resolve.h"
 
 using namespace onnxport;
 using namespace onnxport::core;

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "onnx_ir.h"
-#include "passes.h"  // find_initializer
+#include "1_base/onnx_ir.h"
+#include "3_export/5_passes/passes.h"  // find_initializer
 #include "onnxport/tensor.h"
 #include "onnxport/types.h"
 

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/evaluator.h"
+#include "2_eval/evaluator.h"
 
 namespace fs = std::filesystem;
 using onnxport::core::eval::EvalValue;

@@ -28,10 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "eval/evaluator.h"
-#include "npy.h"
-#include "onnx_eval.h"
-#include "onnx_io.h"
+#include "2_eval/evaluator.h"
+#include "1_base/npy.h"
+#include "2_eval/fold_kernels.h"
+#include "3_export/6_write/model_check.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -4,7 +4,7 @@ the rows compare with come from the fast path too (fixtures are built under torc
 
 Each model is a traced row (tracing records the fused op the fast path called) and, like every
 row that builds an nn.Module, a scripted twin (op_framework.add_script_twins): in script mode the
-core decides the layers' fast-path checks at export (core/src/export_time_facts.cpp), so the
+core decides the layers' fast-path checks at export (core/3_export/2_prepare/export_time_facts.cpp), so the
 scripted graph calls the fused op too."""
 import torch
 import torch.nn as nn

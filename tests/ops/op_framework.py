@@ -252,7 +252,7 @@ UNREACHABLE = {
     "prim::TupleUnpack": "the core's LowerAllTuples pass removes every tuple or fails before conversion",
     "prim::TupleIndex": "the core's LowerAllTuples pass removes every tuple or fails before conversion; "
                         "TorchScript rejects non-constant tuple indices",
-    "prim::device": "folded to the CPU device before conversion (core/src/export_time_facts.cpp): onnxport "
+    "prim::device": "folded to the CPU device before conversion (core/3_export/2_prepare/export_time_facts.cpp): onnxport "
                     "runs and exports models on the CPU",
     "prim::type": "its only input, a tensor's device, is folded to the CPU device before conversion, and then "
                   "the device's type with it",

@@ -1,0 +1,180 @@
+#include "3_export/2_prepare/export_mode.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
+
+#include <map>
+#include <set>
+
+#include "onnxport/errors.h"
+#include "3_export/2_prepare/torch_graph.h"
+
+namespace onnxport::core {
+
+namespace {
+
+// Ops that read a tensor's metadata, not its values.
+bool reads_metadata_only(const torch::jit::Node* n) {
+  static const std::set<std::string> kinds = {
+      "aten::size",   "aten::dim",    "aten::len",       "prim::shape",   "aten::numel",  "prim::dtype",
+      "prim::device", "aten::__is__", "aten::__isnot__", "prim::is_cuda", "prim::layout", "aten::is_floating_point"};
+  return kinds.count(n->kind().toQualString()) > 0;
+}
+
+class DependenceAnalysis {
+ public:
+  explicit DependenceAnalysis(const torch::jit::Graph& g) : graph_(g) {}
+
+  Dependence of(const torch::jit::Value* v) {
+    if (auto it = memo_.find(v); it != memo_.end()) return it->second;
+    memo_[v] = Dependence::None;  // cycles through loop-carried values
+    Dependence d = compute(v);
+    memo_[v] = d;
+    return d;
+  }
+
+ private:
+  Dependence compute(const torch::jit::Value* v) {
+    const auto* n = v->node();
+    if (n == graph_.param_node()) {
+      // Module `self` holds constants; the example inputs are data.
+      return v->type()->cast<c10::ClassType>() ? Dependence::None : Dependence::Data;
+    }
+    if (n->kind() == c10::prim::Param) {  // a block input: loop iteration or carried value
+      const auto* owner = n->owningBlock()->owningNode();
+      Dependence d = Dependence::None;
+      if (owner)
+        for (const auto* in : owner->inputs()) d = std::max(d, of(in));
+      if (owner && v->offset() > 0 && owner->kind() == c10::prim::Loop) {
+        const auto* block = n->owningBlock();
+        d = std::max(d, of(block->outputs()[v->offset()]));
+      }
+      return d;
+    }
+    if (n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr) return Dependence::None;
+    Dependence d = Dependence::None;
+    for (const auto* in : n->inputs()) d = std::max(d, of(in));
+    if (reads_metadata_only(n) && d == Dependence::Data) d = Dependence::Shape;
+    // A value produced by control flow depends on what decided it.
+    if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop) {
+      for (const auto* b : n->blocks())
+        d = std::max(d, of(b->outputs()[v->offset() + (n->kind() == c10::prim::Loop ? 1 : 0)]));
+    }
+    return d;
+  }
+  const torch::jit::Graph& graph_;
+  std::map<const torch::jit::Value*, Dependence> memo_;
+};
+
+void collect_sites(const torch::jit::Block* b, DependenceAnalysis& deps, std::vector<ControlFlowSite>& out) {
+  for (const auto* n : b->nodes()) {
+    if (n->kind() == c10::prim::If) {
+      out.push_back({n, deps.of(n->input())});
+    } else if (n->kind() == c10::prim::Loop) {
+      const auto* body = n->blocks()[0];
+      out.push_back({n, std::max({deps.of(n->inputs()[0]), deps.of(n->inputs()[1]), deps.of(body->outputs()[0])})});
+    }
+    for (const auto* sub : n->blocks()) collect_sites(sub, deps, out);
+  }
+}
+
+const char* dependence_text(Dependence d) {
+  switch (d) {
+    case Dependence::None: return "constants";
+    case Dependence::Shape: return "input sizes";
+    case Dependence::Data: return "tensor values";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string ControlFlowSite::describe() const {
+  std::string where = module_path_of(node);
+  std::string src = source_of(node);
+  std::string text = std::string(node->kind().toQualString()) + " in " + (where.empty() ? "forward" : where);
+  if (!src.empty()) text += " (" + src + ")";
+  return text;
+}
+
+std::vector<ControlFlowSite> control_flow_sites(const torch::jit::Graph& graph) {
+  DependenceAnalysis deps(graph);
+  std::vector<ControlFlowSite> out;
+  collect_sites(graph.block(), deps, out);
+  return out;
+}
+
+ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
+  ModeChoice choice;
+  const auto sites = control_flow_sites(graph);
+  choice.control_flow_sites = sites.size();
+  const bool dynamic = !o.dynamic_axes.empty();
+  std::vector<const ControlFlowSite*> needs_script;
+  for (const auto& s : sites)
+    if (s.dependence == Dependence::Data || (s.dependence == Dependence::Shape && dynamic)) needs_script.push_back(&s);
+  if (o.mode == ExportMode::Script) {
+    choice.script = true;
+    choice.reason = "--mode script: " + std::to_string(sites.size()) + " control-flow node(s) kept as ONNX If/Loop";
+    return choice;
+  }
+  if (o.mode == ExportMode::Auto && !needs_script.empty()) {
+    choice.script = true;
+    choice.reason = "--mode auto chose script: " + needs_script.front()->describe() + " depends on " +
+                    dependence_text(needs_script.front()->dependence) +
+                    (needs_script.size() > 1 ? " (and " + std::to_string(needs_script.size() - 1) + " more)" : "");
+    return choice;
+  }
+  choice.reason =
+      std::string(o.mode == ExportMode::Auto ? "--mode auto chose trace: " : "--mode trace: ") +
+      (sites.empty() ? "the graph has no control flow"
+                     : std::to_string(sites.size()) + " control-flow node(s) fixed by tracing, none depending on " +
+                           (dynamic ? "tensor values or dynamic sizes" : "tensor values"));
+  for (const auto* s : needs_script)
+    choice.warnings.push_back(
+        "the trace fixes " + s->describe() + " to what the example inputs did, but it depends on " +
+        dependence_text(s->dependence) +
+        ": other inputs may need another branch or trip count. Export with --mode script (or auto)");
+  return choice;
+}
+
+std::shared_ptr<torch::jit::Graph> trace_graph(const std::shared_ptr<torch::jit::Graph>& graph,
+                                               const c10::optional<c10::IValue>& self,
+                                               const std::vector<c10::IValue>& inputs) {
+  auto copy = graph->copy();
+  if (copy->outputs().size() != 1) {  // a function returns one value: pack several in a tuple
+    std::vector<torch::jit::Value*> outs(copy->outputs().begin(), copy->outputs().end());
+    while (!copy->outputs().empty()) copy->eraseOutput(0);
+    copy->registerOutput(copy->insertNode(copy->createTuple(outs))->output());
+  }
+  torch::jit::Stack traced_inputs(inputs.begin(), inputs.end());
+  std::shared_ptr<torch::jit::tracer::TracingState> state;
+  try {
+    torch::NoGradGuard no_grad;
+    state = std::get<0>(torch::jit::tracer::trace(
+        traced_inputs,
+        [&](torch::jit::Stack in) {
+          torch::jit::Stack stack;
+          if (self) stack.push_back(*self);
+          stack.insert(stack.end(), in.begin(), in.end());
+          run_graph(copy, stack);
+          return stack;
+        },
+        [](const at::Tensor&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false));
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    for (auto& c : what)
+      if (c == '\n') c = ' ';
+    throw ModelError("tracing the scripted model failed: " + what.substr(0, 300),
+                     ErrorContext::with_hint("export it with --mode script"));
+  }
+  auto traced = state->graph;
+  torch::jit::Inline(*traced);
+  torch::jit::LowerAllTuples(traced);
+  torch::jit::EliminateDeadCode(traced);
+  return traced;
+}
+
+}  // namespace onnxport::core

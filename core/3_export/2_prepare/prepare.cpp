@@ -1,0 +1,327 @@
+#include "3_export/2_prepare/prepare.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/freeze_module.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
+
+#include "3_export/2_prepare/attribute_writes.h"
+#include "3_export/2_prepare/export_mode.h"
+#include "3_export/2_prepare/export_time_facts.h"
+#include "3_export/2_prepare/unroll_list_loops.h"
+#include "onnxport/errors.h"
+#include "3_export/2_prepare/quantized_weights.h"
+
+namespace onnxport::core {
+
+namespace {
+
+// How many example inputs an argument of this type takes: tuples are flattened (an LSTM's
+// (h0, c0) is two inputs), and an Optional that is given takes what its element takes.
+size_t example_inputs_taken(const c10::TypePtr& type) {
+  if (auto tuple = type->cast<c10::TupleType>()) {
+    size_t n = 0;
+    for (const auto& e : tuple->elements()) n += example_inputs_taken(e);
+    return n;
+  }
+  if (auto optional = type->cast<c10::OptionalType>()) return example_inputs_taken(optional->getElementType());
+  return 1;
+}
+
+// forward() arguments after the given example inputs take their default values (as calling the
+// module with fewer arguments does): they become constants and leave the graph's inputs. The
+// Optional arguments that are given are refined to their element type, so that `hx is None`
+// tests fold and the tuples inside can be flattened.
+void bind_arguments(torch::jit::Graph& graph, const c10::FunctionSchema& schema, size_t given, size_t self_inputs) {
+  const auto& params = schema.arguments();  // params[0] is self
+  size_t first_unbound = self_inputs;
+  for (size_t taken = 0; first_unbound < graph.inputs().size() && taken < given; ++first_unbound)
+    taken += example_inputs_taken(graph.inputs()[first_unbound]->type());
+  for (size_t i = graph.inputs().size(); i-- > first_unbound;) {
+    const size_t param = i - self_inputs + 1;
+    if (param >= params.size() || !params[param].default_value()) break;  // check_input_count reports it
+    torch::jit::WithInsertPoint at_start(graph.block()->nodes().front());
+    torch::jit::Value* value = graph.insertConstant(*params[param].default_value());
+    graph.inputs()[i]->replaceAllUsesWith(value);
+    graph.eraseInput(i);
+  }
+  for (size_t i = self_inputs; i < graph.inputs().size() && i < first_unbound; ++i)
+    if (auto optional = graph.inputs()[i]->type()->cast<c10::OptionalType>())
+      graph.inputs()[i]->setType(optional->getElementType());
+}
+
+// The module's forward, frozen and inlined. clone() and freeze_module() both deep-copy
+// parameters: a module the export owns is frozen in place instead.
+// A scripted nn.LSTM/GRU/RNN has no `forward` in torch 1.13, only the overloads its @overload
+// declarations compiled to: forward__0 (Tensor input), forward__1 (PackedSequence). The first
+// overload that takes a Tensor becomes `forward`, as calling the module with a tensor would pick.
+void define_forward_from_overload(torch::jit::Module& module) {
+  if (module.find_method("forward")) return;
+  std::string overloads;
+  for (const auto& method : module.get_methods()) {
+    const std::string& name = method.name();
+    if (name.rfind("forward__", 0) != 0) continue;
+    const auto& schema = method.function().getSchema();
+    overloads += (overloads.empty() ? "" : ", ") + c10::toString(schema);
+    if (schema.arguments().size() < 2 || !schema.arguments()[1].type()->cast<c10::TensorType>()) continue;
+    auto& overload = torch::jit::toGraphFunction(method.function());
+    auto* unit = module._ivalue()->compilation_unit().get();
+    auto* forward = unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"),
+                                          overload.graph()->copy(), /*shouldMangle=*/true);
+    forward->setSchema(schema.cloneWithName("forward", ""));
+    module.type()->addMethod(forward);
+    return;
+  }
+  throw ModelError(
+      "the module has no forward method" +
+          (overloads.empty() ? std::string() : " and no overload of it takes a tensor (" + overloads + ")"),
+      ErrorContext::with_hint("export a module whose forward takes the example inputs"));
+}
+
+void empty_graph(torch::jit::Graph& graph) {
+  while (!graph.outputs().empty()) graph.eraseOutput(0);
+  for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend(); ++it) it.destroyCurrent();
+}
+
+std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
+                                                  const ExportOptions& options, PreparedGraph& out) {
+  // Cloned without autograd: a clone of a parameter that requires grad would otherwise be a
+  // non-leaf tensor, whose requires_grad cannot be switched off below.
+  torch::jit::Module frozen = owned ? module : [&] {
+    const at::NoGradGuard no_grad;
+    return module.clone();
+  }();
+  define_forward_from_overload(frozen);
+  if (options.training == TrainingMode::Eval) frozen.eval();
+  if (options.training == TrainingMode::Train) frozen.train();
+  for (const auto& p : frozen.named_parameters(true)) {
+    out.tensor_names.emplace(p.value.data_ptr(), p.name);
+    // The tracer takes module tensors as constants, which it refuses for tensors needing grad.
+    p.value.requires_grad_(false);
+  }
+  for (const auto& b : frozen.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
+  torch::jit::freeze_module_inplace(&frozen);
+
+  auto graph = frozen.get_method("forward").graph()->copy();
+  torch::jit::Inline(*graph);
+  if (fold_attribute_writes(*graph, frozen) > 0) torch::jit::EliminateDeadCode(graph);
+  // Training mode keeps mutated buffers (BatchNorm statistics) as attributes read through self.
+  if (!graph->inputs().empty() && graph->inputs()[0]->type()->cast<c10::ClassType>()) {
+    if (graph->inputs()[0]->hasUses())
+      out.self = frozen;
+    else
+      graph->eraseInput(0);
+  }
+  bind_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, out.self ? 1 : 0);
+  // The loaded module's object outlives the export inside libtorch, and with it the frozen
+  // forward graph, which holds every parameter as a constant: the export would keep them all
+  // even after the ONNX model has replaced them (folded copies). The copy above is all the
+  // export runs, so a module loaded here has that graph emptied. (The functions themselves
+  // stay: inlined nodes name them in the interpreter's error reports.)
+  if (owned) empty_graph(*torch::jit::toGraphFunction(frozen.get_method("forward").function()).graph());
+  return graph;
+}
+
+std::shared_ptr<torch::jit::Graph> traced_function_graph(LoadedModel& loaded, PreparedGraph& out) {
+  out.tensor_names = std::move(loaded.traced_parameter_names);
+  torch::jit::Inline(*loaded.traced_graph);
+  return loaded.traced_graph;
+}
+
+// The first node that still takes or makes a tuple (LowerAllTuples cannot flatten tuples that
+// pass through ops such as prim::unchecked_cast, and leaves a graph the interpreter cannot run).
+const torch::jit::Node* first_tuple_node(const torch::jit::Block* block) {
+  for (const auto* n : block->nodes()) {
+    for (const auto* v : n->outputs())
+      if (v->type()->kind() == c10::TypeKind::TupleType) return n;
+    for (const auto* v : n->inputs())
+      if (v->type()->kind() == c10::TypeKind::TupleType) return n;
+    for (const auto* b : n->blocks())
+      if (const auto* found = first_tuple_node(b)) return found;
+  }
+  return nullptr;
+}
+
+// LowerAllTuples turns an uninitialized tuple (a scripted `if` that assigns a tuple in one branch)
+// into one prim::Uninitialized node with several outputs, but the interpreter's Uninitialized
+// pushes one value: running the graph then corrupts its stack (and the heap). One node per value.
+void split_uninitialized(torch::jit::Block* block) {
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    torch::jit::Node* n = *it++;
+    for (auto* b : n->blocks()) split_uninitialized(b);
+    if (n->kind() != c10::prim::Uninitialized || n->outputs().size() < 2) continue;
+    torch::jit::WithInsertPoint here(n);
+    for (auto* out : n->outputs()) {
+      torch::jit::Node* single = n->owningGraph()->insertNode(n->owningGraph()->createUninitialized(out->type()));
+      out->replaceAllUsesWith(single->output());
+    }
+    n->destroy();
+  }
+}
+
+// Folds the export-time facts and propagates constants until nothing more folds: a decided
+// branch can expose another fact test (MultiheadAttention's `key is value` on the tensors a
+// decided branch made).
+void decide_export_time_facts(std::shared_ptr<torch::jit::Graph>& graph) {
+  for (int round = 0; round < 8; ++round) {
+    const bool folded = fold_export_time_facts(graph->block()) > 0;
+    torch::jit::ConstantPropagationImmutableTypes(graph);
+    if (!folded) break;
+  }
+  torch::jit::EliminateDeadCode(graph);
+}
+
+std::string describe_node(const torch::jit::Node* n) {
+  return std::string(n->kind().toQualString()) + " in " +
+         (module_path_of(n).empty() ? std::string("forward") : module_path_of(n)) +
+         (source_of(n).empty() ? "" : " (" + source_of(n) + ")");
+}
+
+// Export-time facts folded, tuples flattened, constants propagated, dead code removed, quantized
+// weights unpacked. Returns the graph as it was before flattening when flattening could not
+// finish (nullptr otherwise), with `where` naming the node it stopped at.
+std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> graph, PreparedGraph& out,
+                                            std::string& where) {
+  // Branches on export-time facts and on None defaults go first: the tuples they hold
+  // (an optional LSTM state) are often ones LowerAllTuples cannot flatten.
+  decide_export_time_facts(graph);
+  auto before = graph->copy();
+  try {
+    torch::jit::LowerAllTuples(graph);
+  } catch (const c10::Error& e) {
+    where = std::string("a tuple (") + e.what_without_backtrace() + ")";
+    if (const auto* n = first_tuple_node(before->block())) where = describe_node(n);
+    prepare_quantized_graph(*before, out.tensor_names);
+    return before;
+  }
+  split_uninitialized(graph->block());
+  if (const auto* n = first_tuple_node(graph->block())) {
+    where = describe_node(n);
+    prepare_quantized_graph(*before, out.tensor_names);
+    return before;
+  }
+  torch::jit::ConstantPropagationImmutableTypes(graph);
+  torch::jit::EliminateDeadCode(graph);
+  prepare_quantized_graph(*graph, out.tensor_names);
+  return nullptr;
+}
+
+void check_input_count(const torch::jit::Graph& graph, size_t given, size_t self_inputs) {
+  if (given + self_inputs == graph.inputs().size()) return;
+  throw ConfigError("the model's forward takes " + std::to_string(graph.inputs().size() - self_inputs) + " inputs, " +
+                        std::to_string(given) + " example inputs were given",
+                    ErrorContext::with_hint("give one --input per forward argument, in order"));
+}
+
+// Training-mode ops (BatchNorm) update buffers in place while the graph runs: a snapshot puts
+// back the values the module was loaded with.
+class BufferSnapshot {
+ public:
+  explicit BufferSnapshot(const std::optional<torch::jit::Module>& self) {
+    if (!self) return;
+    for (const auto& b : self->named_buffers(true)) saved_.emplace_back(b.value, b.value.clone());
+  }
+  void restore() {
+    torch::NoGradGuard no_grad;
+    for (auto& [live, copy] : saved_) live.copy_(copy);
+  }
+
+ private:
+  std::vector<std::pair<at::Tensor, at::Tensor>> saved_;
+};
+
+// Trace mode on a graph with control flow: run it under the tracer (loops unrolled, branches fixed).
+std::shared_ptr<torch::jit::Graph> trace_control_flow(const std::shared_ptr<torch::jit::Graph>& graph,
+                                                      const PreparedGraph& out, const ModeChoice& mode,
+                                                      const std::vector<torch::jit::IValue>& inputs) {
+  c10::optional<c10::IValue> self;
+  if (out.self) self = out.self->_ivalue();
+  try {
+    return trace_graph(graph, self, inputs);
+  } catch (Error& e) {
+    // Say what tracing could not cope with: usually the control flow the warnings name.
+    std::string why;
+    for (const auto& w : mode.warnings) why += "\n  " + w;
+    if (why.empty()) throw;
+    throw ModelError(std::string(e.what()) + why, ErrorContext::with_hint("export it with --mode script (or auto)"));
+  }
+}
+
+}  // namespace
+
+// "check the --input shapes and dtypes (given: image float32[1,3,224,224], ...)"
+std::string example_inputs_hint(const std::vector<torch::jit::IValue>& inputs, const ExportOptions& options) {
+  std::string given;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string name = i < options.inputs.size() && !options.inputs[i].name.empty()
+                                 ? options.inputs[i].name
+                                 : "input " + std::to_string(i);
+    const std::string what =
+        inputs[i].isTensor() ? type_text(c10::TensorType::create(inputs[i].toTensor())) : inputs[i].tagKind();
+    given += (given.empty() ? "" : ", ") + name + " " + what;
+  }
+  return "check the --input shapes and dtypes against what the model's forward expects (given: " + given + ")";
+}
+
+PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
+  PreparedGraph out;
+  std::shared_ptr<torch::jit::Graph> graph =
+      loaded.module ? frozen_forward(*loaded.module, loaded.module_owned, loaded.inputs.size(), options, out)
+                    : traced_function_graph(loaded, out);
+  loaded.module.reset();  // the frozen graph (and `self`, if it is still read) hold what the export needs
+  std::string tuples_left_at;
+  if (auto unflattened = clean_up(graph, out, tuples_left_at)) graph = unflattened;
+
+  const std::vector<torch::jit::IValue>& inputs = loaded.inputs;
+  const size_t self_inputs = out.self ? 1 : 0;
+  check_input_count(*graph, inputs.size(), self_inputs);
+  for (const auto& iv : inputs)
+    if (iv.isTensor()) out.example_tensors.push_back(iv.toTensor());
+  std::vector<torch::jit::IValue> run_inputs;
+  if (out.self) run_inputs.push_back(out.self->_ivalue());
+  run_inputs.insert(run_inputs.end(), inputs.begin(), inputs.end());
+  BufferSnapshot buffers(out.self);
+
+  const ModeChoice mode = choose_mode(*graph, options);
+  out.mode_reason = mode.reason;
+  out.warnings = mode.warnings;
+  out.scripted = mode.script;
+  if (!tuples_left_at.empty() && (mode.script || mode.control_flow_sites == 0))
+    throw ModelError("the scripted graph passes tuples through " + tuples_left_at +
+                         ", which onnxport cannot flatten into separate values yet",
+                     ErrorContext::with_hint("export with --mode trace (the trace flattens them)"));
+  if (!mode.script && mode.control_flow_sites > 0) {
+    graph = trace_control_flow(graph, out, mode, inputs);
+    buffers.restore();
+    out.self.reset();
+    run_inputs.assign(inputs.begin(), inputs.end());
+  }
+  if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
+  try {
+    record_types(*graph, run_inputs, options.verbose);
+    buffers.restore();
+    // Branches on a tensor's dtype or rank (fast-path checks, F.interpolate's per-rank calls)
+    // are decided once they are known; so are list comprehensions over the rank.
+    // Each decided branch brings its nodes to the top level, where one more run records their
+    // types: fold until nothing more folds (a few rounds for torch.nn's nested checks).
+    for (int round = 0; mode.script && round < 8 && fold_recorded_types(*graph) > 0; ++round) {
+      torch::jit::ConstantPropagationImmutableTypes(graph);
+      if (unroll_list_loops(*graph) > 0) torch::jit::ConstantPropagationImmutableTypes(graph);
+      decide_export_time_facts(graph);
+      record_types(*graph, run_inputs, options.verbose);
+      buffers.restore();
+    }
+  } catch (Error& e) {
+    e.add_context(ErrorContext::with_hint(example_inputs_hint(inputs, options)));
+    throw;
+  } catch (const c10::Error& e) {
+    throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
+                     ErrorContext::with_hint(example_inputs_hint(inputs, options)));
+  }
+  out.graph = graph;
+  return out;
+}
+
+}  // namespace onnxport::core

@@ -1,0 +1,300 @@
+#include "3_export/2_prepare/torch_graph.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/custom_operator.h>
+#include <torch/csrc/jit/runtime/interpreter.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
+
+#include <torch/csrc/jit/passes/shape_analysis.h>
+
+#include "onnxport/errors.h"
+
+namespace onnxport::core {
+
+TensorType tensor_type_of(const torch::jit::Value* v, bool keep_static_dims) {
+  TensorType out;
+  const auto& type = v->type();
+  if (auto tt = type->cast<c10::TensorType>()) {
+    if (auto st = tt->scalarType()) out.dtype = dtype_of(*st);
+    if (auto sizes = tt->sizes().concrete_sizes()) {
+      std::vector<Dim> dims;
+      for (int64_t d : *sizes) dims.push_back(keep_static_dims ? Dim::fixed(d) : Dim::unknown());
+      out.shape = dims;
+    } else if (auto rank = tt->dim()) {
+      out.shape = std::vector<Dim>(*rank, Dim::unknown());
+    }
+  } else if (type->kind() == c10::TypeKind::IntType) {
+    out.dtype = DType::Int64;
+    out.shape = std::vector<Dim>{};
+  } else if (type->kind() == c10::TypeKind::FloatType) {
+    out.dtype = DType::Double;
+    out.shape = std::vector<Dim>{};
+  } else if (type->kind() == c10::TypeKind::BoolType) {
+    out.dtype = DType::Bool;
+    out.shape = std::vector<Dim>{};
+  }
+  return out;
+}
+
+bool is_number_type(const c10::TypePtr& type) {
+  const auto k = type->kind();
+  return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType;
+}
+
+std::string module_path_of(const torch::jit::Node* node) {
+  auto cs = node->callstack();
+  if (!cs) return "";
+  std::string path;
+  for (const auto& entry : (*cs)->vec()) {
+    const auto& info = std::get<torch::jit::kModuleInstanceInfo>(entry);
+    if (!info) continue;
+    const std::string name = info->instance_name();
+    if (name.empty() || name == "self" || name == "SELF") continue;  // SELF: a method calling another of its module
+    path += (path.empty() ? "" : ".") + name;
+  }
+  return path;
+}
+
+std::string source_of(const torch::jit::Node* node) {
+  // A loaded model's nodes point into the archive's serialized code; the range that generated
+  // it (kept in the debug info) is the user's own source file.
+  auto range = node->sourceRange();
+  if (auto original = range.findSourceRangeThatGenerated()) range = *original;
+  const auto flc = range.file_line_col();
+  if (!flc) return "";
+  const std::string& file = std::get<0>(*flc);
+  return file + ":" + std::to_string(std::get<1>(*flc));
+}
+
+void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack& stack) {
+  // The plain interpreter: a GraphFunction would go through the profiling executor, whose
+  // instrumentation of the graph takes time quadratic in its size (minutes at 50k nodes).
+  torch::jit::Code code(graph, "onnxport_run");
+  torch::jit::InterpreterState(code).run(stack);
+}
+
+std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
+    const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs, bool copy_values) {
+  // A copy of the graph that also returns every top-level tensor value, run once.
+  auto recorder = const_cast<torch::jit::Graph&>(graph).copy();  // copy() is not const, but reads only
+  std::vector<const torch::jit::Value*> originals;
+  std::vector<torch::jit::Value*> extra;
+  std::vector<torch::jit::Node*> producers;  // of each extra value, in the recorder
+  auto rec_it = recorder->nodes().begin();
+  for (auto orig_it = graph.nodes().begin(); orig_it != graph.nodes().end(); ++orig_it, ++rec_it) {
+    for (size_t i = 0; i < orig_it->outputs().size(); ++i) {
+      if (orig_it->outputs()[i]->type()->kind() != c10::TypeKind::TensorType) continue;
+      originals.push_back(orig_it->outputs()[i]);
+      extra.push_back(rec_it->outputs()[i]);
+      producers.push_back(*rec_it);
+    }
+  }
+  if (copy_values && !extra.empty()) {
+    torch::jit::Value* no_format = nullptr;
+    {
+      torch::jit::WithInsertPoint at_start(*recorder->nodes().begin());
+      no_format = recorder->insertConstant(c10::IValue());
+    }
+    for (size_t i = 0; i < extra.size(); ++i) {
+      auto* copy = recorder->create(c10::aten::clone, {extra[i], no_format});
+      copy->output()->setType(extra[i]->type());
+      copy->insertAfter(producers[i]);
+      extra[i] = copy->output();
+    }
+  }
+  // A graph function returns one value: pack the original outputs and the extras in a tuple.
+  const size_t base_outputs = recorder->outputs().size();
+  std::vector<torch::jit::Value*> all(recorder->outputs().begin(), recorder->outputs().end());
+  all.insert(all.end(), extra.begin(), extra.end());
+  while (!recorder->outputs().empty()) recorder->eraseOutput(0);
+  auto* tuple = recorder->insertNode(recorder->createTuple(all));
+  recorder->registerOutput(tuple->output());
+  torch::jit::Stack stack(inputs.begin(), inputs.end());
+  {
+    torch::NoGradGuard no_grad;
+    run_graph(recorder, stack);
+  }
+  std::vector<c10::IValue> outs;
+  if (stack.size() == 1 && stack[0].isTuple()) {
+    for (const auto& e : stack[0].toTupleRef().elements()) outs.push_back(e);
+  } else {
+    outs.assign(stack.begin(), stack.end());
+  }
+  std::vector<std::pair<const torch::jit::Value*, at::Tensor>> result;
+  for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i)
+    if (inputs[i].isTensor()) result.emplace_back(graph.inputs()[i], inputs[i].toTensor());
+  for (size_t i = 0; i < originals.size() && base_outputs + i < outs.size(); ++i)
+    if (outs[base_outputs + i].isTensor()) result.emplace_back(originals[i], outs[base_outputs + i].toTensor());
+  return result;
+}
+
+namespace {
+
+// Where onnxport::record_type writes while record_types runs a graph (one run at a time per thread).
+thread_local std::vector<c10::TypePtr>* recorded_types = nullptr;
+thread_local size_t values_recorded = 0;  // how far the run got: slots are in graph order
+
+// onnxport::record_type(value, slot) keeps the type of a tensor as the interpreter computes it,
+// so a run records every value's type without holding every value (a forward pass's
+// activations would all be alive at once: hundreds of MB on a ViT).
+torch::jit::RegisterOperators register_record_type({torch::jit::Operator(
+    "onnxport::record_type(Tensor? value, int slot) -> ()",
+    [](torch::jit::Stack& stack) {
+      const int64_t slot = stack.back().toInt();
+      const c10::IValue value = stack[stack.size() - 2];
+      stack.resize(stack.size() - 2);
+      if (!recorded_types) return;
+      values_recorded = static_cast<size_t>(slot) + 1;
+      if (!value.isTensor() || !value.toTensor().defined()) return;
+      recorded_types->at(static_cast<size_t>(slot)) = c10::TensorType::create(value.toTensor());
+    },
+    // Conservative: the op has no outputs, and must not be removed as dead or reordered.
+    c10::AliasAnalysisKind::CONSERVATIVE)});
+
+// The last line of an interpreter error: the reason, without TorchScript's traceback.
+std::string reason_of(const std::string& what) {
+  std::string last;
+  size_t start = 0;
+  while (start <= what.size()) {
+    size_t end = what.find('\n', start);
+    if (end == std::string::npos) end = what.size();
+    std::string line = what.substr(start, end - start);
+    if (line.find_first_not_of(" \t") != std::string::npos) last = line.substr(line.find_first_not_of(" \t"));
+    start = end + 1;
+  }
+  return last;
+}
+
+}  // namespace
+
+std::string type_text(const c10::TypePtr& type) {
+  auto t = type ? type->cast<c10::TensorType>() : nullptr;
+  const auto sizes = t ? t->sizes().concrete_sizes() : c10::nullopt;
+  if (!t || !t->scalarType() || !sizes) return type ? type->str() : "?";
+  std::string dims;
+  for (int64_t d : *sizes) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+  return dtype_name(dtype_of(*t->scalarType())) + std::string("[") + dims + "]";
+}
+
+namespace {
+
+const c10::Symbol kRecordType = c10::Symbol::fromQualString("onnxport::record_type");
+
+}  // namespace
+
+void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs, bool full_traceback) {
+  // A copy of the graph with a record_type call after every top-level node: one per tensor
+  // output (its type), or one with None for a node without (how far the run got).
+  auto recorder = graph.copy();
+  std::vector<torch::jit::Node*> nodes;         // per slot: the original node
+  std::vector<torch::jit::Value*> originals;    // per slot: its tensor value, or null
+  std::vector<torch::jit::Value*> copies;       // per slot: what the recorder records
+  std::vector<torch::jit::Node*> copied_nodes;  // per slot: the recorder's node
+  auto rec_it = recorder->nodes().begin();
+  for (auto orig_it = graph.nodes().begin(); orig_it != graph.nodes().end(); ++orig_it, ++rec_it) {
+    const size_t before = originals.size();
+    for (size_t i = 0; i < orig_it->outputs().size(); ++i)
+      if (orig_it->outputs()[i]->type()->kind() == c10::TypeKind::TensorType) {
+        nodes.push_back(*orig_it);
+        originals.push_back(orig_it->outputs()[i]);
+        copies.push_back(rec_it->outputs()[i]);
+        copied_nodes.push_back(*rec_it);
+      }
+    if (originals.size() == before) {
+      nodes.push_back(*orig_it);
+      originals.push_back(nullptr);
+      copies.push_back(nullptr);
+      copied_nodes.push_back(*rec_it);
+    }
+  }
+  for (size_t slot = 0; slot < copies.size(); ++slot) {
+    torch::jit::WithInsertPoint at(copied_nodes[slot]->next());
+    // The recorded node's source range and scope: the interpreter's error report reads them.
+    torch::jit::WithCurrentScope scope(*recorder, copied_nodes[slot]->scope());
+    const auto& range = copied_nodes[slot]->sourceRange();
+    torch::jit::Value* slot_value = recorder->insertConstant(static_cast<int64_t>(slot), range);
+    torch::jit::Value* value = copies[slot] ? copies[slot] : recorder->insertConstant(c10::IValue(), range);
+    recorder->insertNode(recorder->create(kRecordType, {value, slot_value}, 0))->setSourceRange(range);
+  }
+  std::vector<c10::TypePtr> types(originals.size());
+  torch::jit::Stack stack(inputs.begin(), inputs.end());
+  recorded_types = &types;
+  values_recorded = 0;
+  try {
+    torch::NoGradGuard no_grad;
+    run_graph(recorder, stack);
+  } catch (const std::exception& e) {
+    recorded_types = nullptr;
+    // The node that failed is the first one not recorded. Its inputs' types as this run
+    // computed them say what shapes met there.
+    if (values_recorded >= nodes.size()) throw;
+    const torch::jit::Node* failed = nodes[values_recorded];
+    std::unordered_map<const torch::jit::Value*, size_t> slot_of;
+    for (size_t i = 0; i < values_recorded; ++i)
+      if (originals[i]) slot_of.emplace(originals[i], i);
+    std::string operands;
+    for (const auto* in : failed->inputs()) {
+      if (in->type()->kind() != c10::TypeKind::TensorType) continue;
+      const auto slot = slot_of.find(in);
+      c10::TypePtr type = slot != slot_of.end() ? types[slot->second] : nullptr;
+      for (size_t i = 0; !type && i < graph.inputs().size() && i < inputs.size(); ++i)
+        if (graph.inputs()[i] == in && inputs[i].isTensor()) type = c10::TensorType::create(inputs[i].toTensor());
+      operands += (operands.empty() ? "" : ", ") + type_text(type ? type : in->type());
+    }
+    throw ModelError("running the model on the example inputs failed: " + reason_of(e.what()) +
+                         (operands.empty() ? "" : " (the op's tensor inputs: " + operands + ")") +
+                         (full_traceback ? std::string("\n") + e.what() + "\n" : std::string()),
+                     ErrorContext::for_node("", failed->kind().toQualString(), module_path_of(failed),
+                                            source_of(failed)));
+  }
+  recorded_types = nullptr;
+  for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i)
+    if (inputs[i].isTensor() && inputs[i].toTensor().defined())
+      graph.inputs()[i]->setType(c10::TensorType::create(inputs[i].toTensor()));
+  // An op's absent optional output (need_weights=False) recorded nothing and stays untyped.
+  for (size_t i = 0; i < originals.size(); ++i)
+    if (originals[i] && types[i]) originals[i]->setType(types[i]);
+}
+
+namespace {
+void copy_dtypes(const torch::jit::Block* from, torch::jit::Block* to) {
+  auto copy_value = [](const torch::jit::Value* f, torch::jit::Value* t) {
+    auto ft = f->type()->cast<c10::TensorType>();
+    auto tt = t->type()->cast<c10::TensorType>();
+    if (!ft || !tt || !ft->scalarType() || tt->scalarType()) return;
+    auto typed = tt->withScalarType(ft->scalarType());
+    if (auto rank = ft->dim()) typed = typed->withDim(rank);
+    t->setType(typed);
+  };
+  for (size_t i = 0; i < from->inputs().size(); ++i) copy_value(from->inputs()[i], to->inputs()[i]);
+  auto f = from->nodes().begin();
+  auto t = to->nodes().begin();
+  for (; f != from->nodes().end() && t != to->nodes().end(); ++f, ++t) {
+    for (size_t i = 0; i < f->outputs().size() && i < t->outputs().size(); ++i)
+      copy_value(f->outputs()[i], t->outputs()[i]);
+    for (size_t b = 0; b < f->blocks().size() && b < t->blocks().size(); ++b)
+      copy_dtypes(f->blocks()[b], t->blocks()[b]);
+  }
+}
+}  // namespace
+
+void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std::vector<torch::jit::IValue>& inputs,
+                      size_t self_inputs) {
+  // TorchScript's shape propagation rewrites types the interpreter relies on, so it runs on a
+  // copy; the original only takes dtypes and ranks of tensors (inside branches and loops too).
+  auto copy = graph->copy();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].isTensor()) copy->inputs()[i + self_inputs]->setType(c10::TensorType::create(inputs[i].toTensor()));
+  try {
+    torch::jit::PropagateInputShapes(copy);
+  } catch (const std::exception&) {
+    return;  // best effort: ONNX inference types what propagation could not
+  }
+  copy_dtypes(copy->block(), graph->block());
+}
+
+}  // namespace onnxport::core

@@ -1,0 +1,60 @@
+#pragma once
+// The TorchScript side: what the prepare stage produces (PreparedGraph), running graphs to record
+// types, and reading dtypes, module paths and source lines off JIT values and nodes.
+#include <torch/script.h>
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "onnxport/options.h"
+#include "1_base/torch_tensors.h"
+#include "onnxport/types.h"
+
+namespace onnxport::core {
+
+struct PreparedGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  // Parameter/buffer storage -> its path in the module ("features.0.weight").
+  std::unordered_map<const void*, std::string> tensor_names;
+  std::vector<at::Tensor> example_tensors;  // one per graph input (after `self`)
+  // When the graph still reads module attributes (training mode keeps mutated buffers such
+  // as BatchNorm running stats), input 0 is `self` and prim::GetAttr chains resolve here.
+  std::optional<torch::jit::Module> self;
+  // The graph keeps TorchScript control flow (script mode): types inside it come from ONNX
+  // inference, recorded types give dtypes and ranks only.
+  bool scripted = false;
+  std::string mode_reason;            // why trace or script (ExportMode::Auto), for --verbose
+  std::vector<std::string> warnings;  // e.g. data-dependent branches a trace fixed
+};
+
+// dtypes and ranks from TorchScript's shape propagation (run on a copy) for tensor values whose
+// type has none, including those inside blocks.
+void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std::vector<torch::jit::IValue>& inputs,
+                      size_t self_inputs);
+
+// Run a graph once on example inputs and set concrete types on its top-level values. A failure
+// is a one-line ModelError naming the node that failed; with `full_traceback`, TorchScript's
+// whole error text follows on the next lines (--verbose).
+void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs,
+                  bool full_traceback = false);
+// "float32[1,3,224,224]" for a tensor type with dtype and sizes, else the type's own text.
+std::string type_text(const c10::TypePtr& type);
+// Run a graph with TorchScript's plain interpreter (no profiling executor, no optimisation).
+void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack& stack);
+// Run a graph once and return every top-level tensor value it computed (graph inputs too).
+// `copy_values`: each value is copied as soon as it is computed, so that what is returned is
+// its value then, not what later in-place ops (relu_, add_) made of its storage.
+std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
+    const torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs, bool copy_values = false);
+
+TensorType tensor_type_of(const torch::jit::Value* v, bool keep_static_dims);
+// A TorchScript int, float or bool (a 0-d tensor in the ONNX graph).
+bool is_number_type(const c10::TypePtr& type);
+
+// "features.0" from the node's inlined call stack ("" if it has none).
+std::string module_path_of(const torch::jit::Node* node);
+std::string source_of(const torch::jit::Node* node);
+
+}  // namespace onnxport::core

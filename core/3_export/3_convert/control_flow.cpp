@@ -1,0 +1,241 @@
+// TorchScript control flow -> ONNX If/Loop. Branches and loop bodies are converted by the same
+// driver into ONNX sub-graphs (the SDK's Subgraph attribute, which op packs can use too).
+// Values a block writes that live outside it (x.add_ in a branch, lst.append in a loop) become
+// extra If outputs / loop-carried values; lists carried through a loop become ONNX sequences.
+#include <limits>
+
+#include "3_export/3_convert/converter.h"
+#include "onnxport/errors.h"
+
+namespace onnxport::core {
+
+namespace {
+
+// The dtype a TorchScript value has in the ONNX graph (numbers are 0-d tensors; floats are
+// float32 like the constants the builder materializes), or Undefined if unknown.
+DType onnx_dtype_of(const torch::jit::Value* v) {
+  const auto k = v->type()->kind();
+  if (k == c10::TypeKind::IntType) return DType::Int64;
+  if (k == c10::TypeKind::FloatType) return DType::Float;
+  if (k == c10::TypeKind::BoolType) return DType::Bool;
+  return tensor_type_of(v, false).dtype;
+}
+
+// Loop-carried and branch values may change size: keep dtype and rank.
+TensorType dims_unknown(TensorType t) {
+  if (t.shape)
+    for (Dim& d : *t.shape) d = Dim::unknown();
+  return t;
+}
+
+Subgraph::Input input_like(const Value* v) { return {dims_unknown(v->type()), v->is_sequence()}; }
+
+}  // namespace
+
+Value* Converter::as_sequence(Value* v, DType element_hint) {
+  if (v->is_sequence()) return v;
+  if (!v->is_list()) throw ExportError("expected a list to carry through control flow, got " + v->describe());
+  // Sequences exist from opset 11, but a sequence carried through a Loop unchanged needs
+  // Identity on sequences (opset 14) or the checker's sequence support of opset 13.
+  if (ctx_.options.opset_version < 13)
+    throw ExportError(
+        "a list changed inside a loop or branch becomes an ONNX sequence, which onnxport emits "
+        "from opset 13",
+        ErrorContext::for_file(ctx_.model_file, "export with --opset 13 or later"));
+  if (v->elements().empty())
+    return builder_.op(
+        "SequenceEmpty", {},
+        {{"dtype_i", static_cast<int64_t>(element_hint == DType::Undefined ? DType::Float : element_hint)}});
+  return builder_.op("SequenceConstruct", v->elements());
+}
+
+void Converter::convert_if(const torch::jit::Node* n) {
+  Value* cond = lookup(n->input());
+  if (auto known = cond->maybe_bool()) {  // a branch decided at export time
+    const auto* block = n->blocks()[*known ? 0 : 1];
+    convert_block(block);
+    for (size_t i = 0; i < n->outputs().size(); ++i) env_[n->outputs()[i]] = lookup(block->outputs()[i]);
+    return;
+  }
+  const ErrorContext ec = error_context(n);
+  builder_.set_origin(NodeOrigin{"core", "", "prim::If", ec.module_path, ec.source});
+  cond = cast_to(cond, DType::Bool);
+  const auto written = written_outer_values(n);
+  const size_t num_outputs = n->outputs().size();
+  if (num_outputs == 0 && written.empty()) return;  // only raises or warns: nothing ONNX can keep
+
+  // Each branch returns the node's outputs, then the written outer values. A branch output
+  // that is a placeholder (prim::Uninitialized: the value is never read on that path) or a
+  // list is given the form the other branch needs.
+  std::vector<DType> out_dtypes;
+  for (const auto* out : n->outputs()) out_dtypes.push_back(onnx_dtype_of(out));
+  for (const auto* w : written) {
+    const Value* current = lookup(w);
+    out_dtypes.push_back(current->is_tensor() ? current->dtype() : DType::Undefined);
+  }
+  auto branch = [&, this](const torch::jit::Block* block) {
+    return [&, block, this](Graph&, const std::vector<Value*>&) {
+      Snapshot saved = snapshot();
+      convert_block(block);
+      std::vector<Value*> outs;
+      for (const auto* out : block->outputs()) outs.push_back(lookup(out));
+      for (const auto* w : written) outs.push_back(lookup(w));
+      for (size_t i = 0; i < outs.size(); ++i) {
+        Value*& v = outs[i];
+        if (uninitialized.count(v)) {
+          v = builder_.constant(Tensor::scalar_of(out_dtypes[i] == DType::Undefined ? DType::Float : out_dtypes[i], 0));
+        } else if (v->is_none()) {
+          throw ExportError("output " + std::to_string(i) +
+                                " of this branch is None while the other is not: "
+                                "ONNX If outputs must be tensors",
+                            ErrorContext::for_node(ec.model_file, "prim::If", ec.module_path, ec.source, {},
+                                                   "give both branches a tensor value"));
+        } else if (v->is_list()) {
+          v = as_sequence(v, DType::Undefined);
+        } else if (v->is_tensor()) {
+          v = cast_to(v, out_dtypes[i]);
+        }
+      }
+      restore(std::move(saved));
+      return outs;
+    };
+  };
+  std::vector<Value*> results = builder_.op("If", {cond},
+                                            {{"then_branch_g", Subgraph{{}, branch(n->blocks()[0])}},
+                                             {"else_branch_g", Subgraph{{}, branch(n->blocks()[1])}}},
+                                            static_cast<int>(num_outputs + written.size()));
+  for (size_t i = 0; i < num_outputs; ++i) {
+    if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
+    env_[n->outputs()[i]] = results[i];
+  }
+  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_outputs + i]);
+}
+
+void Converter::convert_loop(const torch::jit::Node* n) {
+  // prim::Loop(max_trip_count, start_condition, carried...) with a body taking
+  // (iteration, carried...) and returning (condition, carried...): ONNX Loop's own shape.
+  const ErrorContext ec = error_context(n);
+  const auto* body = n->blocks()[0];
+  const auto written = written_outer_values(n);
+
+  Value* trip_count = lookup(n->inputs()[0]);
+  if (trip_count->maybe_int() == std::numeric_limits<int64_t>::max()) trip_count = nullptr;  // a while loop
+  builder_.set_origin(NodeOrigin{"core", "", "prim::Loop", ec.module_path, ec.source});
+  if (trip_count) trip_count = cast_to(trip_count, DType::Int64);
+  Value* start_cond = cast_to(lookup(n->inputs()[1]), DType::Bool);
+
+  // Lists carried by the loop become sequences; an empty one takes the dtype of what the body
+  // appends to it: from TorchScript's type propagation, or else from a dry run of the body.
+  std::vector<DType> element_dtypes;
+  bool unknown_element = false;
+  for (const auto* w : written) {
+    element_dtypes.push_back(appended_dtype(body, w));
+    unknown_element = unknown_element || (lookup(w)->is_list() && element_dtypes.back() == DType::Undefined);
+  }
+  if (unknown_element) {
+    std::unordered_map<const torch::jit::Value*, DType> observed;
+    {
+      DryRunScope dry_run(*this, observed);
+      try {
+        loop_pass(n, written, element_dtypes, trip_count, start_cond, /*dry_run=*/true);
+      } catch (const Error&) {
+        // What the body appended before it failed is still worth knowing.
+      }
+    }
+    for (size_t i = 0; i < written.size(); ++i)
+      if (auto it = observed.find(written[i]); it != observed.end() && element_dtypes[i] == DType::Undefined)
+        element_dtypes[i] = it->second;
+  }
+  loop_pass(n, written, element_dtypes, trip_count, start_cond, /*dry_run=*/false);
+}
+
+Converter::DryRunScope::DryRunScope(Converter& converter, std::unordered_map<const torch::jit::Value*, DType>& observed)
+    : converter_(converter), strict_(converter.builder().strict()), bindings_(converter.snapshot()) {
+  converter_.observed_appends = &observed;
+  converter_.builder().set_strict(false);
+}
+
+Converter::DryRunScope::~DryRunScope() {
+  converter_.observed_appends = nullptr;
+  converter_.builder().set_strict(strict_);
+  converter_.restore(std::move(bindings_));
+}
+
+// One conversion of the loop; a dry run's Loop node is left for dead-code elimination.
+void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const torch::jit::Value*>& written,
+                          const std::vector<DType>& element_dtypes, Value* trip_count, Value* start_cond,
+                          bool dry_run) {
+  const auto* body = n->blocks()[0];
+  const size_t num_carried = n->inputs().size() - 2;
+  Snapshot before = snapshot();
+  std::vector<Value*> initial;
+  std::vector<bool> placeholder(num_carried, false);
+  for (size_t i = 0; i < num_carried; ++i) {
+    Value* v = lookup(n->inputs()[2 + i]);
+    if (uninitialized.count(v)) {  // never read before the body assigns it
+      const DType dtype = onnx_dtype_of(n->inputs()[2 + i]);
+      v = builder_.constant(Tensor::scalar_of(dtype == DType::Undefined ? DType::Float : dtype, 0));
+      placeholder[i] = true;
+    }
+    initial.push_back(v->is_list() ? as_sequence(v, DType::Undefined) : v);
+  }
+  for (size_t i = 0; i < written.size(); ++i) {
+    Value* v = lookup(written[i]);
+    initial.push_back(v->is_list() ? as_sequence(v, element_dtypes[i]) : v);
+  }
+  Subgraph sg;
+  sg.inputs.push_back({TensorType{DType::Int64, std::vector<Dim>{}}, false});
+  sg.inputs.push_back({TensorType{DType::Bool, std::vector<Dim>{}}, false});
+  for (size_t i = 0; i < initial.size(); ++i) {
+    sg.inputs.push_back(input_like(initial[i]));
+    if (i < num_carried && placeholder[i]) sg.inputs.back().type.shape.reset();  // any shape
+  }
+  sg.build = [&, this](Graph&, const std::vector<Value*>& in) {
+    Snapshot saved = snapshot();
+    static_cast<CoreValue*>(in[0])->set_scalar(true);
+    env_[body->inputs()[0]] = in[0];
+    for (size_t i = 0; i < num_carried; ++i) {
+      if (is_number_type(body->inputs()[1 + i]->type())) static_cast<CoreValue*>(in[2 + i])->set_scalar(true);
+      env_[body->inputs()[1 + i]] = in[2 + i];
+    }
+    for (size_t i = 0; i < written.size(); ++i) rebind(written[i], in[2 + num_carried + i]);
+    convert_block(body);
+    std::vector<Value*> outs{cast_to(lookup(body->outputs()[0]), DType::Bool)};
+    for (size_t i = 0; i < num_carried; ++i) outs.push_back(lookup(body->outputs()[1 + i]));
+    for (const auto* w : written) outs.push_back(lookup(w));
+    for (size_t i = 1; i < outs.size(); ++i) {
+      const Value* carried_in = in[i + 1];
+      if (outs[i]->is_list())
+        outs[i] = as_sequence(outs[i], carried_in->dtype());
+      else if (outs[i]->is_tensor() && !carried_in->is_sequence())
+        outs[i] = cast_to(outs[i], carried_in->dtype());
+    }
+    restore(std::move(saved));
+    return outs;
+  };
+  std::vector<Value*> inputs{trip_count, start_cond};
+  inputs.insert(inputs.end(), initial.begin(), initial.end());
+  std::vector<Value*> results = builder_.op("Loop", inputs, {{"body_g", sg}}, static_cast<int>(initial.size()));
+  if (dry_run) {
+    restore(std::move(before));
+    return;
+  }
+  for (size_t i = 0; i < num_carried; ++i) {
+    if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
+    env_[n->outputs()[i]] = results[i];
+  }
+  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_carried + i]);
+}
+
+DType Converter::appended_dtype(const torch::jit::Block* block, const torch::jit::Value* list) const {
+  for (const auto* inner : block->nodes()) {
+    for (const auto* sub : inner->blocks())
+      if (DType d = appended_dtype(sub, list); d != DType::Undefined) return d;
+    const std::string k = inner->kind().toQualString();
+    if ((k == "aten::append" || k == "aten::insert") && root_of(inner->inputs()[0]) == list)
+      if (DType d = onnx_dtype_of(inner->inputs().back()); d != DType::Undefined) return d;
+  }
+  return DType::Undefined;
+}
+
+}  // namespace onnxport::core

@@ -1,0 +1,447 @@
+#include "3_export/3_convert/converter.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "3_export/3_convert/extra_outputs.h"
+#include "3_export/3_convert/fallback.h"
+#include "2_eval/fold_kernels.h"
+#include "onnxport/errors.h"
+
+namespace onnxport::core {
+
+namespace {
+
+std::string kind_of(const torch::jit::Node* n) { return n->kind().toQualString(); }
+
+bool is_constant_node(const torch::jit::Node* n) { return n->kind() == c10::prim::Constant; }
+
+}  // namespace
+
+// Maps TorchScript constants (and the parameters freezing turned into constants) to Values.
+class ConstantMapper {
+ public:
+  ConstantMapper(GraphBuilder& b, const PreparedGraph& p) : builder_(b), prepared_(p) {}
+
+  // A module attribute read through prim::GetAttr: tensors become initializers named by path.
+  Value* map_attribute(const std::string& path, const c10::IValue& iv) {
+    if (!iv.isTensor()) return map(iv);
+    auto& cached = by_name_[path];
+    if (!cached) cached = builder_.add_parameter(path, borrow_tensor(iv.toTensor()));
+    return cached;
+  }
+
+  Value* map(const c10::IValue& iv) {
+    if (iv.isNone()) return builder_.own(CoreValue::make_none_value());
+    if (iv.isInt()) return builder_.add_torch_constant(iv.toInt(), {});
+    if (iv.isDouble()) return builder_.add_torch_constant(iv.toDouble(), {});
+    if (iv.isBool()) return builder_.add_torch_constant(iv.toBool(), {});
+    if (iv.isString()) return builder_.add_torch_constant(iv.toStringRef(), {});
+    if (iv.isDevice()) return builder_.add_torch_constant(iv.toDevice().str(), {});
+    if (iv.isIntList()) return builder_.add_torch_constant(iv.toIntVector(), {});
+    if (iv.isDoubleList()) return builder_.add_torch_constant(iv.toDoubleVector(), {});
+    if (iv.isTensor()) return tensor(iv.toTensor());
+    if (iv.isList() || iv.isTuple()) {
+      std::vector<Value*> items;
+      if (iv.isList())
+        for (const auto& e : iv.toListRef()) items.push_back(map(e));
+      else
+        for (const auto& e : iv.toTupleRef().elements()) items.push_back(map(e));
+      return builder_.own(CoreValue::make_list_value(items));
+    }
+    throw ExportError("unsupported TorchScript constant of type " + iv.type()->str());
+  }
+
+ private:
+  Value* tensor(const at::Tensor& t) {
+    // A parameter is known by where its data starts; a constant that starts there but covers
+    // only part of the storage is a view of it (a chunk that constant propagation computed),
+    // not the parameter.
+    auto named = prepared_.tensor_names.find(t.data_ptr());
+    if (named == prepared_.tensor_names.end() || t.nbytes() != t.storage().nbytes())
+      return builder_.add_torch_constant(borrow_tensor(t), {});
+    auto& cached = by_name_[named->second];
+    if (!cached) cached = builder_.add_parameter(named->second, borrow_tensor(t));
+    return cached;
+  }
+  GraphBuilder& builder_;
+  const PreparedGraph& prepared_;
+  std::map<std::string, Value*> by_name_;
+};
+
+namespace {
+
+TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
+  TorchNode view;
+  view.kind = kind_of(n);
+  view.num_inputs = n->inputs().size();
+  if (const auto* schema = n->maybeSchema()) {
+    std::ostringstream os;
+    os << *schema;
+    view.schema = os.str();
+    for (const auto& arg : schema->arguments()) view.input_names.push_back(arg.name());
+  }
+  for (const auto* out : n->outputs()) {
+    view.output_types.push_back(tensor_type_of(out, static_dims));
+    view.output_is_scalar.push_back(is_number_type(out->type()));
+  }
+  for (const auto& name : n->attributeNames())
+    if (n->kindOf(name) == torch::jit::AttributeKind::i) view.int_attributes[name.toUnqualString()] = n->i(name);
+  view.module_path = module_path_of(n);
+  view.source_location = source_of(n);
+  return view;
+}
+
+// Without an inlined call stack, a node that reads a parameter lives in that parameter's module.
+std::string module_path_from_params(const torch::jit::Node* n, const PreparedGraph& p,
+                                    const std::unordered_map<const torch::jit::Value*, std::string>& attribute_paths) {
+  for (const auto* in : n->inputs()) {
+    if (auto a = attribute_paths.find(in); a != attribute_paths.end()) {
+      auto dot = a->second.rfind('.');
+      return dot == std::string::npos ? "" : a->second.substr(0, dot);
+    }
+    if (in->node()->kind() != c10::prim::Constant) continue;
+    auto iv = torch::jit::toIValue(in);
+    if (!iv || !iv->isTensor()) continue;
+    auto it = p.tensor_names.find(iv->toTensor().data_ptr());
+    if (it == p.tensor_names.end()) continue;
+    auto dot = it->second.rfind('.');
+    return dot == std::string::npos ? "" : it->second.substr(0, dot);
+  }
+  return "";
+}
+
+// Where ONNX inference knew less than the trace (custom-domain ops, shapes computed at run
+// time), take the traced dtype/rank; dims stay unknown when dynamic axes are in play because
+// TorchNode types are then rank-only.
+void fill_missing_type(CoreValue& v, const TensorType& traced, OnnxModel& model) {
+  TensorType t = v.type();
+  bool changed = false;
+  if (t.dtype == DType::Undefined && traced.dtype != DType::Undefined) {
+    t.dtype = traced.dtype;
+    changed = true;
+  }
+  if (!t.shape && traced.shape) {
+    t.shape = traced.shape;
+    changed = true;
+  }
+  if (!changed || t.dtype == DType::Undefined) return;
+  v.set_type(t);
+  if (!v.name().empty()) model.value_types[v.name()] = to_type_proto(t);
+}
+
+TensorType input_type(const at::Tensor& t, const std::string& name, const ExportOptions& o) {
+  TensorType type;
+  type.dtype = dtype_of(t.scalar_type());
+  std::vector<Dim> dims;
+  const auto axes = o.dynamic_axes.find(name);
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    if (axes != o.dynamic_axes.end() && axes->second.count(i))
+      dims.push_back(Dim::named(axes->second.at(i)));
+    else
+      dims.push_back(Dim::fixed(t.size(i)));
+  }
+  type.shape = dims;
+  return type;
+}
+
+void apply_dynamic_axes(TensorType& type, const std::string& name, const ExportOptions& o) {
+  auto axes = o.dynamic_axes.find(name);
+  if (axes == o.dynamic_axes.end() || !type.shape) return;
+  for (const auto& [axis, dim_name] : axes->second)
+    if (axis >= 0 && axis < static_cast<int64_t>(type.shape->size())) (*type.shape)[axis] = Dim::named(dim_name);
+}
+
+std::string joined_names(const std::vector<GraphIO>& values) {
+  std::string out;
+  for (const auto& v : values) out += (out.empty() ? "" : ", ") + v.name;
+  return out.empty() ? "none" : out;
+}
+
+// Every name --dynamic-axes gives must be a graph input or output, and every axis must be one
+// of its dims: otherwise the model would be written without the dynamic axis asked for.
+void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o) {
+  for (const auto& [name, axes] : o.dynamic_axes) {
+    const GraphIO* value = nullptr;
+    for (const auto* list : {&model.inputs, &model.outputs})
+      for (const auto& io : *list)
+        if (io.name == name) value = &io;
+    if (!value)
+      throw ConfigError("--dynamic-axes (config: dynamic_axes) names '" + name +
+                            "', which is not an input or output of the model (inputs: " +
+                            joined_names(model.inputs) + "; outputs: " + joined_names(model.outputs) + ")",
+                        ErrorContext::with_hint("use a graph input or output name; --input NAME:... and "
+                                                "--input-names/--output-names set them"));
+    if (!value->type.shape) continue;
+    const int64_t rank = static_cast<int64_t>(value->type.shape->size());
+    for (const auto& axis : axes)
+      if (axis.first < 0 || axis.first >= rank)
+        throw ConfigError("--dynamic-axes (config: dynamic_axes) " + name + ":" + std::to_string(axis.first) + ": '" +
+                              name + "' has rank " +
+                              std::to_string(rank) + ", so its axes are 0.." + std::to_string(rank - 1),
+                          ErrorContext::with_hint("give an axis below the rank (the shape is " +
+                                                  value->type.str() + ")"));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, int>>& core_builtin_ops() {
+  static const std::vector<std::pair<std::string, int>> ops = {
+      {"prim::Constant", 1}, {"prim::GetAttr", 1}, {"prim::If", 9}, {"prim::Loop", 9}, {"prim::Uninitialized", 1}};
+  return ops;
+}
+
+Converter::Converter(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder, OnnxModel& model)
+    : prepared_(prepared),
+      ctx_(ctx),
+      builder_(builder),
+      model_(model),
+      static_dims_(ctx.options.dynamic_axes.empty() && !prepared.scripted),
+      constants_(std::make_unique<ConstantMapper>(builder, prepared)) {}
+
+Converter::~Converter() = default;
+
+ErrorContext Converter::error_context(const torch::jit::Node* n) const {
+  std::string path = module_path_of(n);
+  if (path.empty()) path = module_path_from_params(n, prepared_, attribute_paths_);
+  return ErrorContext::for_node(ctx_.model_file, kind_of(n), path, source_of(n));
+}
+
+Value* Converter::lookup(const torch::jit::Value* v) {
+  if (stale_.count(v)) return refresh_view(v);
+  auto it = env_.find(v);
+  if (it == env_.end())
+    throw ExportError("internal: value '" + v->debugName() + "' (made by " + kind_of(v->node()) +
+                      ") was not converted");
+  return it->second;
+}
+
+Value* Converter::cast_to(Value* v, DType dtype) {
+  if (dtype == DType::Undefined || v->dtype() == dtype || !v->is_tensor()) return v;
+  Value* out = builder_.op("Cast", {v}, {{"to_i", static_cast<int64_t>(dtype)}});
+  if (v->is_scalar()) static_cast<CoreValue*>(out)->set_scalar(true);
+  return out;
+}
+
+ConvertStats Converter::run() {
+  const torch::jit::Graph& graph = *prepared_.graph;
+  const ExportOptions& o = ctx_.options;
+  analyze_aliases(graph.block());
+
+  const size_t first_input = prepared_.self ? 1 : 0;
+  if (prepared_.self) attributes_[graph.inputs()[0]] = {"", prepared_.self->_ivalue()};
+  for (size_t i = first_input; i < graph.inputs().size(); ++i) {
+    const auto* in = graph.inputs()[i];
+    const size_t k = i - first_input;
+    const std::string name = k < ctx_.input_names.size() ? ctx_.input_names[k] : "input_" + std::to_string(k);
+    if (k >= prepared_.example_tensors.size())
+      throw ConfigError("graph input " + std::to_string(k) + " ('" + in->debugName() + "') has no example tensor");
+    env_[in] = builder_.add_input(name, input_type(prepared_.example_tensors[k], name, o));
+  }
+  if (o.input_names.size() > graph.inputs().size() - first_input)
+    throw ConfigError(std::to_string(o.input_names.size()) + " input names given (--input-names), the model has " +
+                      std::to_string(graph.inputs().size() - first_input) + " inputs");
+  convert_block(graph.block());
+
+  // Graph outputs, flattened (a list output contributes its elements).
+  std::vector<Value*> flat;
+  std::function<void(Value*)> flatten = [&](Value* v) {
+    if (v->is_list())
+      for (Value* e : v->elements()) flatten(e);
+    else
+      flat.push_back(v);
+  };
+  for (const auto* out : graph.outputs()) flatten(lookup(out));
+  builder_.set_origin(NodeOrigin{});
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
+    const std::string name = i < o.output_names.size() ? o.output_names[i] : "output_" + std::to_string(i);
+    const std::string before = flat[i]->name();
+    builder_.name_output(flat[i], name);
+    if (!before.empty() && flat[i]->name() != before) rename_onnx_value(stats_.value_names, before, flat[i]->name());
+    if (flat[i]->is_sequence()) {  // a list whose length is only known at run time: an ONNX sequence
+      model_.outputs.push_back(GraphIO{name, flat[i]->type(), true});
+      continue;
+    }
+    TensorType type = flat[i]->type();
+    if (auto it = model_.value_types.find(name); it != model_.value_types.end()) type = from_type_proto(it->second);
+    if (!type.shape && i < graph.outputs().size()) {  // e.g. merged from branches of different shapes
+      TensorType recorded = tensor_type_of(graph.outputs()[i], false);
+      if (recorded.shape) type.shape = recorded.shape;
+    }
+    apply_dynamic_axes(type, name, o);
+    model_.outputs.push_back(GraphIO{name, type});
+  }
+  if (o.output_names.size() > flat.size())
+    throw ConfigError(std::to_string(o.output_names.size()) + " output names given, the model has " +
+                      std::to_string(flat.size()) + " outputs");
+  const size_t declared = model_.outputs.size();
+  stats_.extra_outputs = add_extra_outputs(o.extra_outputs, stats_.value_names, builder_, model_);
+  for (size_t i = declared; i < model_.outputs.size(); ++i)
+    if (!model_.outputs[i].sequence) apply_dynamic_axes(model_.outputs[i].type, model_.outputs[i].name, o);
+  check_dynamic_axes(model_, o);
+  return stats_;
+}
+
+void Converter::convert_block(const torch::jit::Block* block) {
+  for (const auto* n : block->nodes()) convert_node(n);
+}
+
+void Converter::convert_node(const torch::jit::Node* n) {
+  if (is_constant_node(n)) {
+    auto iv = torch::jit::toIValue(n->output());
+    env_[n->output()] = constants_->map(*iv);
+    return;
+  }
+  if (n->kind() == c10::prim::GetAttr && attributes_.count(n->input())) {
+    const auto& [owner_path, owner] = attributes_.at(n->input());
+    const std::string path = (owner_path.empty() ? "" : owner_path + ".") + n->s(c10::attr::name);
+    c10::IValue value = owner.toObjectRef().getAttr(n->s(c10::attr::name));
+    if (value.isObject())
+      attributes_[n->output()] = {path, value};
+    else
+      env_[n->output()] = constants_->map_attribute(path, value);
+    attribute_paths_[n->output()] = path;
+    return;
+  }
+  if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop || n->kind() == c10::prim::Uninitialized)
+    count_core_op(n);
+  if (n->kind() == c10::prim::If) return convert_if(n);
+  if (n->kind() == c10::prim::Loop) return convert_loop(n);
+  if (n->kind() == c10::prim::Uninitialized) {
+    Value* placeholder = builder_.own(CoreValue::make_none_value());
+    uninitialized.insert(placeholder);
+    env_[n->output()] = placeholder;
+    return;
+  }
+  std::vector<Value*> args;
+  for (const auto* in : n->inputs()) args.push_back(lookup(in));
+  if (observed_appends && (n->kind() == c10::aten::append || n->kind() == c10::aten::insert) &&
+      args.back()->is_tensor())
+    (*observed_appends)[root_of(n->inputs()[0])] = args.back()->dtype();
+  std::vector<Value*> outs = run_symbolic(n, args);
+  const bool top_level = n->owningBlock() == prepared_.graph->block();
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    env_[n->outputs()[i]] = outs[i];
+    if (top_level && outs[i]->is_tensor() && !outs[i]->name().empty())
+      stats_.value_names.emplace_back(n->outputs()[i], outs[i]->name());
+  }
+  apply_mutations(n, outs, n->outputs().size());
+}
+
+std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std::vector<Value*>& args) {
+  const ExportOptions& o = ctx_.options;
+  const std::string kind = kind_of(n);
+  const ResolvedOp& resolved = ctx_.resolution.of(n);
+  const RegistryEntry* entry = resolved.entry;
+  const bool fallback = resolved.fallback;
+  if (!entry && !fallback)
+    throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version), error_context(n));
+  TorchNode view = view_of(n, static_dims_);
+  if (view.module_path.empty()) view.module_path = module_path_from_params(n, prepared_, attribute_paths_);
+  const AliasInfo alias = alias_info_of(n);
+  for (size_t i : alias.written_inputs)
+    if (alias.output_aliases_input != i) view.updated_inputs.push_back(i);
+  const std::string pack_id = fallback ? operator_export_type_name(o.operator_export_type) : entry->pack.id;
+  ErrorContext ec{ctx_.model_file,      kind, fallback ? pack_id : entry->pack.describe(), view.module_path,
+                  view.source_location, {}};
+  builder_.set_origin(
+      NodeOrigin{pack_id, fallback ? "" : entry->pack.file, kind, view.module_path, view.source_location});
+  std::vector<Value*> outs;
+  try {
+    if (fallback) {
+      const auto* schema = n->maybeSchema();
+      outs = emit_fallback(builder_, view, Args(args, view), o, schema ? schema->overload_name() : "");
+      ++stats_.fallback_ops[kind];
+    } else {
+      outs = entry->fn(builder_, view, Args(args, view));
+    }
+  } catch (Error& e) {
+    e.add_context(ec);
+    throw;
+  } catch (const c10::Error& e) {
+    throw ExportError(std::string("symbolic failed: ") + e.what_without_backtrace(), ec);
+  } catch (const std::exception& e) {
+    ec.hint = "this is a bug in the op pack";
+    throw ExportError(std::string("symbolic threw: ") + e.what(), ec);
+  }
+  const size_t want = n->outputs().size() + view.updated_inputs.size();
+  if (outs.size() != want) {
+    ec.hint = view.updated_inputs.empty()
+                  ? "the symbolic must return one value per TorchScript output"
+                  : "the symbolic must return one value per TorchScript output, then the new value of each input it "
+                    "updates in place (TorchNode::updated_inputs)";
+    throw ExportError("symbolic returned " + std::to_string(outs.size()) + " values for " + std::to_string(want) +
+                          (view.updated_inputs.empty() ? " outputs" : " outputs and updated inputs"),
+                      ec);
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i]) {
+      ec.hint = "return g.none() for a None output";
+      throw ExportError("symbolic returned a null value for output " + std::to_string(i), ec);
+    }
+    if (i >= view.output_types.size()) continue;
+    auto* cv = static_cast<CoreValue*>(outs[i]);
+    if (cv->is_tensor() && !cv->is_constant()) fill_missing_type(*cv, view.output_types[i], model_);
+    if (view.output_is_scalar[i]) cv->set_scalar(true);
+  }
+  return outs;
+}
+
+Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node* origin,
+                                const std::vector<Value*>& args) {
+  const RegistryEntry* entry = ctx_.resolution.helper(kind);
+  ErrorContext ec = error_context(origin);
+  if (!entry) {
+    ec.hint = "writes through views need " + kind + "; raise --opset or add an op pack that maps it";
+    throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(ctx_.options.opset_version) +
+                                 " (needed to write back through " + kind_of(origin) + ")",
+                             ec);
+  }
+  TorchNode view;
+  view.kind = kind;
+  view.num_inputs = args.size();
+  view.output_types.resize(1);
+  view.output_is_scalar.push_back(false);
+  view.module_path = ec.module_path;
+  view.source_location = ec.source;
+  try {
+    auto outs = entry->fn(builder_, view, Args(args, view));
+    if (outs.size() != 1 || !outs[0]) throw ExportError(kind + " returned " + std::to_string(outs.size()) + " values");
+    return outs[0];
+  } catch (Error& e) {
+    ec.pack = entry->pack.describe();
+    e.add_context(ec);
+    throw;
+  }
+}
+
+namespace {
+BuilderOptions builder_options(const ConvertContext& ctx) {
+  const ExportOptions& o = ctx.options;
+  BuilderOptions bo;
+  bo.opset = o.opset_version;
+  bo.training = o.training == TrainingMode::Train;
+  bo.strict = o.strict;
+  bo.evaluate = evaluate_constant_node;
+  for (const auto& [domain, entry] : ctx.resolution.registry().domains()) bo.custom_domains[domain] = entry.version;
+  if (o.operator_export_type == OperatorExportType::OnnxAten ||
+      o.operator_export_type == OperatorExportType::OnnxAtenFallback)
+    bo.custom_domains[kAtenDomain] = 1;
+  for (const auto& [domain, version] : o.custom_opsets) bo.custom_domains[domain] = version;
+  // onnx_fallthrough: a domain per torch namespace of the ops kept as they are
+  for (const auto& domain : ctx.resolution.fallthrough_domains(o.operator_export_type))
+    bo.custom_domains.emplace(domain, 1);
+  return bo;
+}
+}  // namespace
+
+ConvertStats convert_to_onnx(const PreparedGraph& prepared, const ConvertContext& ctx, OnnxModel& model) {
+  GraphBuilder builder(model, builder_options(ctx));
+  Converter converter(prepared, ctx, builder, model);
+  return converter.run();
+}
+
+}  // namespace onnxport::core

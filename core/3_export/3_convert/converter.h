@@ -1,0 +1,117 @@
+#pragma once
+// The conversion driver's internals, shared by convert.cpp (nodes and symbolics),
+// mutation.cpp (in-place ops and writes through views) and control_flow.cpp (If/Loop).
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "3_export/3_convert/convert.h"
+#include "onnxport/errors.h"
+
+namespace onnxport::core {
+
+// How a node's schema says it aliases and writes its inputs.
+struct AliasInfo {
+  std::vector<size_t> written_inputs;          // "(a!)" arguments
+  std::optional<size_t> output_aliases_input;  // output 0 shares an alias set with this input
+};
+AliasInfo alias_info_of(const torch::jit::Node* n);
+
+class ConstantMapper;
+
+class Converter {
+ public:
+  Converter(const PreparedGraph& prepared, const ConvertContext& ctx, GraphBuilder& builder, OnnxModel& model);
+  ~Converter();
+  ConvertStats run();
+
+  // --- shared by the pieces ---
+  Value* lookup(const torch::jit::Value* v);
+  void bind(const torch::jit::Value* v, Value* value) { env_[v] = value; }
+  void convert_block(const torch::jit::Block* block);
+  GraphBuilder& builder() { return builder_; }
+  const ConvertContext& ctx() const { return ctx_; }
+  // Calls the registered symbolic for `kind` on values (for writes through views).
+  Value* call_symbolic(const std::string& kind, const torch::jit::Node* origin, const std::vector<Value*>& args);
+  Value* cast_to(Value* v, DType dtype);
+  ErrorContext error_context(const torch::jit::Node* n) const;
+  void count_core_op(const torch::jit::Node* n) { ++stats_.core_ops[n->kind().toQualString()]; }
+
+  std::unordered_set<const Value*> uninitialized;  // prim::Uninitialized placeholders
+  // During a dry run (DryRunScope), the dtype of what aten::append/insert adds to each list (by root value).
+  std::unordered_map<const torch::jit::Value*, DType>* observed_appends = nullptr;
+
+  struct Snapshot {
+    std::unordered_map<const torch::jit::Value*, Value*> env;
+    std::unordered_set<const torch::jit::Value*> stale;
+  };
+  Snapshot snapshot() const { return {env_, stale_}; }
+  void restore(Snapshot s) {
+    env_ = std::move(s.env);
+    stale_ = std::move(s.stale);
+  }
+
+  // A conversion whose nodes are discarded, run to learn what a loop body appends to its lists:
+  // while alive, appends are recorded in `observed` and the builder skips strict schema checks.
+  // When it ends (also when the dry run throws) both, and the converter's bindings, are put back.
+  class DryRunScope {
+   public:
+    DryRunScope(Converter& converter, std::unordered_map<const torch::jit::Value*, DType>& observed);
+    ~DryRunScope();
+    DryRunScope(const DryRunScope&) = delete;
+    DryRunScope& operator=(const DryRunScope&) = delete;
+
+   private:
+    Converter& converter_;
+    bool strict_;
+    Snapshot bindings_;
+  };
+
+  // mutation.cpp
+  void analyze_aliases(const torch::jit::Block* block);
+  const torch::jit::Value* root_of(const torch::jit::Value* v) const;
+  // Values defined outside `n` that its blocks write (lists appended to, tensors updated).
+  std::vector<const torch::jit::Value*> written_outer_values(const torch::jit::Node* n) const;
+  // `v` now holds `updated`: write it back through the views it came from, and mark other
+  // views of the same storage for recomputation.
+  void rebind(const torch::jit::Value* v, Value* updated);
+  void apply_mutations(const torch::jit::Node* n, const std::vector<Value*>& outs, size_t num_outputs);
+
+  // control_flow.cpp
+  void convert_if(const torch::jit::Node* n);
+  void convert_loop(const torch::jit::Node* n);
+  void loop_pass(const torch::jit::Node* n, const std::vector<const torch::jit::Value*>& written,
+                 const std::vector<DType>& element_dtypes, Value* trip_count, Value* start_cond, bool dry_run);
+  Value* as_sequence(Value* v, DType element_hint);
+  DType appended_dtype(const torch::jit::Block* block, const torch::jit::Value* list) const;
+
+ private:
+  void convert_node(const torch::jit::Node* n);
+  std::vector<Value*> run_symbolic(const torch::jit::Node* n, const std::vector<Value*>& args);
+  Value* refresh_view(const torch::jit::Value* v);
+  Value* write_back(const torch::jit::Node* view, Value* base, Value* updated);
+  void mark_views_stale(const torch::jit::Value* base);
+
+  const PreparedGraph& prepared_;
+  const ConvertContext& ctx_;
+  GraphBuilder& builder_;
+  OnnxModel& model_;
+  ConvertStats stats_;
+  bool static_dims_;
+  std::unique_ptr<ConstantMapper> constants_;
+  std::unordered_map<const torch::jit::Value*, Value*> env_;
+  // Module attributes still read through `self`: attribute path and object.
+  std::unordered_map<const torch::jit::Value*, std::pair<std::string, c10::IValue>> attributes_;
+  std::unordered_map<const torch::jit::Value*, std::string> attribute_paths_;
+  // v -> (the value it is a view or in-place alias of, the node that made it)
+  std::unordered_map<const torch::jit::Value*, std::pair<const torch::jit::Value*, const torch::jit::Node*>>
+      view_parent_;
+  std::unordered_map<const torch::jit::Value*, std::vector<const torch::jit::Value*>> view_children_;
+  std::unordered_set<const torch::jit::Value*> stale_;  // views whose base changed since they were made
+};
+
+}  // namespace onnxport::core

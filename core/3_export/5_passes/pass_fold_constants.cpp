@@ -1,0 +1,134 @@
+#include <unordered_map>
+#include <unordered_set>
+
+#include "2_eval/fold_kernels.h"
+#include "3_export/5_passes/passes.h"
+#include "1_base/torch_tensors.h"
+
+namespace onnxport::core {
+
+namespace {
+
+using ConstantValues = std::unordered_map<std::string, at::Tensor>;
+
+bool is_constant_node(const onnx::NodeProto& p) {
+  return p.domain().empty() && p.op_type() == "Constant" && p.attribute_size() == 1 && p.attribute(0).has_t();
+}
+
+// The node's inputs as tensors, or nullopt if one of them is not known at export time. Shape of
+// a value whose shape is fully static needs no data: a placeholder of that shape stands in.
+std::optional<std::vector<at::Tensor>> constant_inputs(const onnx::NodeProto& p, const ConstantValues& consts,
+                                                       const OnnxModel& model) {
+  std::vector<at::Tensor> inputs;
+  for (const auto& name : p.input()) {
+    if (name.empty()) {
+      inputs.emplace_back();
+      continue;
+    }
+    if (auto c = consts.find(name); c != consts.end()) {
+      inputs.push_back(c->second);
+      continue;
+    }
+    auto type = model.value_types.find(name);
+    if (p.op_type() != "Shape" || p.attribute_size() != 0 || type == model.value_types.end()) return std::nullopt;
+    auto shape = from_type_proto(type->second).static_shape();
+    if (!shape) return std::nullopt;
+    inputs.push_back(at::empty(*shape, at::TensorOptions().dtype(at::kFloat)));
+  }
+  return inputs;
+}
+
+
+}  // namespace
+
+// Where an initializer is: the model's list (parameters, large constants) or the pass's list of
+// folded values. An initializer whose readers were all folded is dead and not written.
+struct Slot {
+  bool folded;
+  size_t index;
+};
+
+FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant) {
+  FoldStats stats;
+  ConstantValues consts;
+  if (parameters_are_constant)
+    for (const auto& init : model.initializers) consts[init.name] = to_aten(init.tensor);
+  // Readers left per value (graph outputs count as one). An initializer whose last reader is
+  // folded is dropped at once, so a folded copy (a transposed weight) and all the originals are
+  // never in memory together.
+  std::unordered_map<std::string, int> readers = ValueUses(model).readers;
+  std::unordered_map<std::string, Slot> slot_of;
+  for (size_t i = 0; i < model.initializers.size(); ++i) slot_of.emplace(model.initializers[i].name, Slot{false, i});
+  std::vector<bool> dead_original(model.initializers.size()), dead_folded;
+  // A parameter (an initializer before this pass) that one fold consumes entirely, giving a value
+  // of the same size (Transpose, Reshape, Cast...), lends its name to the result: the weight keeps
+  // its module path, and the initializer's doc_string says what was done to it.
+  std::unordered_set<std::string> parameters;
+  for (const auto& init : model.initializers) parameters.insert(init.name);
+  std::unordered_map<std::string, std::string> renamed;  // folded output -> the parameter name it took
+  std::unordered_set<std::string> graph_outputs;
+  for (const auto& out : model.outputs) graph_outputs.insert(out.name);
+
+  std::vector<OnnxNode> kept;
+  std::vector<Initializer> folded;
+  kept.reserve(model.nodes.size());
+  for (auto& node : model.nodes) {
+    auto& p = node.proto;
+    replace_uses(p, renamed);
+    if (is_constant_node(p)) consts[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t()));
+    std::optional<at::Tensor> result;
+    if (!is_constant_node(p) && has_evaluator(p) && p.output_size() == 1 && readers[p.output(0)] > 0 &&
+        !graph_outputs.count(p.output(0)))
+      if (auto inputs = constant_inputs(p, consts, model)) result = evaluate_node(p, *inputs, opset);
+    if (!result) {
+      kept.push_back(std::move(node));
+      continue;
+    }
+    ++stats.folded_nodes;
+    // The other inputs may only be small constants (a Reshape's shape): a value computed from two
+    // initializers replaces neither.
+    size_t initializer_inputs = 0;
+    for (const auto& name : p.input()) initializer_inputs += slot_of.count(name);
+    const std::string* replaced = nullptr;
+    std::string replaced_doc;
+    for (const auto& name : p.input()) {
+      auto c = consts.find(name);
+      if (name.empty() || --readers[name] > 0 || c == consts.end()) continue;
+      if (initializer_inputs == 1 && parameters.count(name) && c->second.numel() == result->numel()) replaced = &name;
+      consts.erase(c);
+      auto slot = slot_of.find(name);
+      if (slot == slot_of.end()) continue;
+      Initializer& dead = slot->second.folded ? folded[slot->second.index] : model.initializers[slot->second.index];
+      if (replaced == &name) replaced_doc = dead.doc;
+      dead.tensor = Tensor();  // its bytes go now, not after the pass
+      (slot->second.folded ? dead_folded[slot->second.index] : dead_original[slot->second.index]) = true;
+      slot_of.erase(slot);
+    }
+    // The folded value becomes an initializer (what ORT expects for shape inputs, too); Constant
+    // nodes left without readers disappear in dead-code elimination.
+    std::string out = p.output(0);
+    std::string doc;
+    if (replaced) {
+      doc = replaced_doc.empty() ? "folded at export by onnxport: parameter " + *replaced + " through " + p.op_type()
+                                 : replaced_doc + ", " + p.op_type();
+      renamed[out] = *replaced;
+      readers[*replaced] = readers[out];
+      out = *replaced;
+    }
+    slot_of[out] = Slot{true, folded.size()};
+    folded.push_back(Initializer{out, borrow_tensor(*result), doc});
+    dead_folded.push_back(false);
+    consts[out] = to_aten(folded.back().tensor);
+    model.value_types[out] = to_type_proto(type_of_tensor(folded.back().tensor));
+  }
+  model.nodes = std::move(kept);
+  std::vector<Initializer> live;
+  for (size_t i = 0; i < model.initializers.size(); ++i)
+    if (!dead_original[i]) live.push_back(std::move(model.initializers[i]));
+  for (size_t i = 0; i < folded.size(); ++i)
+    if (!dead_folded[i]) live.push_back(std::move(folded[i]));
+  model.initializers = std::move(live);
+  return stats;
+}
+
+}  // namespace onnxport::core

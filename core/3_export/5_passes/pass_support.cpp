@@ -1,0 +1,63 @@
+// What several passes ask of a model: readers and producers of values, initializers by name,
+// known value types, and a free name for a bias a fusion creates.
+#include "3_export/5_passes/passes.h"
+
+namespace onnxport::core {
+
+ValueUses::ValueUses(const OnnxModel& model) {
+  for (size_t i = 0; i < model.nodes.size(); ++i) {
+    const auto& p = model.nodes[i].proto;
+    for (const auto& in : p.input()) ++readers[in];
+    for (const auto& in : captured_names(p)) ++readers[in];
+    for (const auto& out : p.output()) producer[out] = i;
+  }
+  for (const auto& out : model.outputs) ++readers[out.name];
+}
+
+int ValueUses::count(const std::string& name) const {
+  auto it = readers.find(name);
+  return it == readers.end() ? 0 : it->second;
+}
+
+const Initializer* find_initializer(const OnnxModel& model, const std::string& name) {
+  for (const auto& i : model.initializers)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model) {
+  std::unordered_map<std::string, TensorType> types;
+  for (const auto& in : model.inputs)
+    if (!in.sequence) types[in.name] = in.type;
+  for (const auto& init : model.initializers) types[init.name] = type_of_tensor(init.tensor);
+  for (const auto& [name, proto] : model.value_types)
+    if (proto.has_tensor_type()) types.emplace(name, from_type_proto(proto));
+  return types;
+}
+
+std::string bias_name_for(const std::string& weight_name, const std::string& fallback, const OnnxModel& model,
+                          const ValueUses& uses) {
+  const std::string suffix = ".weight";
+  const bool ends_in_weight = weight_name.size() > suffix.size() &&
+                              weight_name.compare(weight_name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  std::string name = ends_in_weight ? weight_name.substr(0, weight_name.size() - suffix.size()) + ".bias"
+                                    : weight_name + "_fused_bias";
+  if (find_initializer(model, name) || uses.readers.count(name) || uses.producer.count(name)) name = fallback;
+  return name;
+}
+
+void apply_rewrite(OnnxModel& model, const std::vector<bool>& drop, const std::unordered_set<std::string>& replaced,
+                   std::vector<Initializer> added) {
+  std::vector<OnnxNode> kept;
+  kept.reserve(model.nodes.size());
+  for (size_t i = 0; i < model.nodes.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(model.nodes[i]));
+  model.nodes = std::move(kept);
+  std::vector<Initializer> inits;
+  for (auto& init : model.initializers)
+    if (!replaced.count(init.name)) inits.push_back(std::move(init));
+  for (auto& init : added) inits.push_back(std::move(init));
+  model.initializers = std::move(inits);
+}
+
+}  // namespace onnxport::core

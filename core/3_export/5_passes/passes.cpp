@@ -1,0 +1,67 @@
+#include "3_export/5_passes/passes.h"
+
+namespace onnxport::core {
+
+namespace {
+
+// Runs dead-code elimination and adds what it removed to the count.
+void remove_dead(OnnxModel& model, PassStats& stats) {
+  const size_t before = model.nodes.size();
+  eliminate_dead_code(model);
+  stats.removed_dead_nodes += before - model.nodes.size();
+}
+
+std::string nodes_text(size_t n) { return std::to_string(n) + (n == 1 ? " node" : " nodes"); }
+
+}  // namespace
+
+std::vector<std::string> PassStats::summary() const {
+  std::vector<std::string> lines;
+  if (folded_nodes) lines.push_back("constant folding: " + nodes_text(folded_nodes) + " folded into initializers");
+  if (fused_conv_bn)
+    lines.push_back("Conv+BatchNormalization fusion: " + std::to_string(fused_conv_bn) + " pairs fused");
+  if (fused_bias_adds)
+    lines.push_back("bias fusion: " + std::to_string(fused_bias_adds) +
+                    " Add/Sub of a constant joined the Conv, Gemm or MatMul before it");
+  if (!removed_noops.empty()) {
+    std::string line = "no-op removal:";
+    for (const auto& [op, n] : removed_noops) line += " " + op + " x" + std::to_string(n);
+    lines.push_back(line);
+  }
+  if (merged_nodes)
+    lines.push_back("common-subexpression elimination: " + nodes_text(merged_nodes) + " merged into earlier ones");
+  if (deduplicated_initializers)
+    lines.push_back("initializer deduplication: " + std::to_string(deduplicated_initializers) +
+                    " initializers equal to another removed");
+  if (removed_dead_nodes) lines.push_back("dead-code elimination: " + nodes_text(removed_dead_nodes) + " removed");
+  return lines;
+}
+
+PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options) {
+  PassStats stats;
+  remove_dead(model, stats);
+  if (options.do_constant_folding) {
+    stats.folded_nodes = fold_constants(model, options.opset_version, options.export_params).folded_nodes;
+    remove_dead(model, stats);
+  }
+  const bool inference = options.training == TrainingMode::Eval;
+  if (inference && options.export_params) {
+    stats.fused_conv_bn = fuse_conv_batchnorm(model);
+    if (stats.fused_conv_bn > 0) remove_dead(model, stats);
+  }
+  if (options.optimize < 1) return stats;
+  stats.removed_noops = remove_noops(model, options.opset_version, inference);
+  // Initializers listed as graph inputs can be fed by the user: they are not constants to rewrite
+  // or merge.
+  const bool initializers_are_constant =
+      options.export_params && !options.keep_initializers_as_inputs && ir_version_for_opset(options.opset_version) >= 4;
+  if (options.optimize >= 2 && initializers_are_constant)
+    stats.fused_bias_adds = fuse_bias_adds(model, options.opset_version);
+  // Before merging repeated nodes, which then also finds nodes that read equal initializers.
+  if (initializers_are_constant) stats.deduplicated_initializers = deduplicate_initializers(model);
+  stats.merged_nodes = eliminate_common_subexpressions(model);
+  remove_dead(model, stats);
+  return stats;
+}
+
+}  // namespace onnxport::core

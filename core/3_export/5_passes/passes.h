@@ -1,0 +1,98 @@
+#pragma once
+// ONNX passes over the core's ONNX IR, one per file (pass_*.cpp), and the stage that runs them
+// after conversion (passes.cpp). Each works on a hand-built OnnxModel as well as an exported one.
+#include <cstddef>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "1_base/onnx_ir.h"
+#include "onnxport/options.h"
+
+namespace onnxport::core {
+
+// pass_support.cpp, shared by the passes.
+// Who reads each value (node inputs, sub-graph captures and graph outputs each count once) and
+// which node makes it (an index into model.nodes).
+struct ValueUses {
+  std::unordered_map<std::string, int> readers;
+  std::unordered_map<std::string, size_t> producer;
+  explicit ValueUses(const OnnxModel& model);
+  int count(const std::string& name) const;
+};
+const Initializer* find_initializer(const OnnxModel& model, const std::string& name);
+// What the model knows of each value's type: graph inputs, initializers, per-node inference.
+std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model);
+// The name of a bias a fusion gives a node that had none: "conv.weight" -> "conv.bias" when that
+// name is free, else `fallback`.
+std::string bias_name_for(const std::string& weight_name, const std::string& fallback, const OnnxModel& model,
+                          const ValueUses& uses);
+// Ends a fusion: drops the nodes marked in `drop` and the initializers named in `replaced`, then
+// appends `added` (the rewritten and new initializers).
+void apply_rewrite(OnnxModel& model, const std::vector<bool>& drop, const std::unordered_set<std::string>& replaced,
+                   std::vector<Initializer> added);
+
+// pass_dead_code.cpp: removes nodes whose outputs nobody reads (sub-graphs' captured names
+// count as reads) and initializers nobody uses (and duplicate initializer names).
+void eliminate_dead_code(OnnxModel& model);
+
+// pass_fold_constants.cpp: evaluates nodes whose inputs are all constants (initializers,
+// Constant nodes, or Shape of a value whose shape is fully static) with the ONNX evaluator and
+// replaces them with initializers named after the output they replace. Graph outputs are kept.
+// parameters_are_constant: false with export_params=false (parameters are then graph inputs).
+struct FoldStats {
+  size_t folded_nodes = 0;
+};
+FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant);
+
+// pass_fuse_conv_bn.cpp, eval mode only (as torch.onnx does): a Conv whose only consumer is an
+// inference BatchNormalization with constant statistics becomes one Conv with folded weight and
+// bias, which keep the conv's parameter names. Returns the number of fused pairs.
+size_t fuse_conv_batchnorm(OnnxModel& model);
+
+// pass_remove_noops.cpp: removes nodes that give their input back unchanged (Identity; Cast to
+// the input's own type; Transpose by the identity permutation; Reshape, Expand, Flatten or
+// Squeeze whose static output shape is the input's; Dropout in inference, its mask unread).
+// Readers of the output read the input instead; a node making a graph output stays. Returns
+// the removed nodes by op type.
+std::map<std::string, size_t> remove_noops(OnnxModel& model, int opset, bool inference);
+
+// pass_cse.cpp: common-subexpression elimination. A standard-domain node without sub-graphs
+// that repeats an earlier node's op, inputs and attributes is dropped and its outputs read from
+// the earlier one (random ops and custom domains excepted). Returns the number dropped.
+size_t eliminate_common_subexpressions(OnnxModel& model);
+
+// pass_dedup_initializers.cpp: initializers with equal dtype, shape and bytes (tied weights,
+// repeated constants) become the first of them. Returns the number removed.
+size_t deduplicate_initializers(OnnxModel& model);
+
+// pass_fuse_bias.cpp: a constant added to (or subtracted from) a value that only the Add reads
+// joins the node that made the value: Conv/ConvTranspose + per-output-channel constant -> the
+// bias; Gemm + constant -> its C (beta*C + c, beta 1); MatMul of two 2-d values + constant -> Gemm.
+// Float tensors only. Returns the number of Adds removed.
+size_t fuse_bias_adds(OnnxModel& model, int opset);
+
+// The ONNX-passes stage, by options.optimize:
+//   0: what torch.onnx does: dead code, constant folding (do_constant_folding), Conv+BN fusion
+//      (eval mode with parameters), each followed by dead-code elimination when it changed something;
+//   1 (default): then no-op removal, initializer deduplication (parameters written as
+//      initializers only) and common-subexpression elimination: rewrites that compute exactly
+//      what the graph computed before;
+//   2: then bias fusion, which adds the constants in another order (results may differ in the
+//      last bits, as with Conv+BN fusion).
+struct PassStats {
+  size_t folded_nodes = 0;
+  size_t fused_conv_bn = 0;
+  size_t fused_bias_adds = 0;
+  std::map<std::string, size_t> removed_noops;
+  size_t merged_nodes = 0;
+  size_t deduplicated_initializers = 0;
+  size_t removed_dead_nodes = 0;
+  // One line per pass that changed something, for --verbose: "constant folding: 12 nodes folded".
+  std::vector<std::string> summary() const;
+};
+PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options);
+
+}  // namespace onnxport::core

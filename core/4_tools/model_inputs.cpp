@@ -1,0 +1,129 @@
+#include "4_tools/model_inputs.h"
+
+#include <map>
+
+#include "onnxport/errors.h"
+#include "onnxport/export.h"
+#include "3_export/2_prepare/torch_graph.h"
+
+namespace onnxport::core {
+
+namespace {
+
+// The declared type of a graph input as an InputSpec; nullopt if not fully static.
+std::optional<InputSpec> static_spec_of(const onnx::ValueInfoProto& input) {
+  if (!input.type().has_tensor_type()) return std::nullopt;
+  const auto& tt = input.type().tensor_type();
+  if (!tt.has_shape()) return std::nullopt;
+  InputSpec spec;
+  spec.name = input.name();
+  spec.dtype = static_cast<DType>(tt.elem_type());
+  for (const auto& d : tt.shape().dim()) {
+    if (!d.has_dim_value()) return std::nullopt;
+    spec.shape.push_back(d.dim_value());
+  }
+  return spec;
+}
+
+std::string declared_type_text(const onnx::ValueInfoProto& input) {
+  const auto& tt = input.type().tensor_type();
+  std::string s = dtype_name(static_cast<DType>(tt.elem_type()));
+  s += "[";
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto& d = tt.shape().dim(i);
+    s += (i ? "," : "") + (d.has_dim_value()       ? std::to_string(d.dim_value())
+                           : d.dim_param().empty() ? "?"
+                                                   : d.dim_param());
+  }
+  return s + "]";
+}
+
+std::map<std::string, const onnx::ValueInfoProto*> declared_inputs(const onnx::GraphProto& graph) {
+  std::map<std::string, const onnx::ValueInfoProto*> declared;
+  for (const auto& in : graph.input()) declared[in.name()] = &in;
+  return declared;
+}
+
+// Draws (or reads) one value per spec and checks each against its declared type.
+ModelInputs materialize(const onnx::GraphProto& graph, std::vector<InputSpec> specs, uint64_t seed) {
+  const auto declared = declared_inputs(graph);
+  ModelInputs inputs;
+  const auto values = make_example_inputs(specs, seed);  // one generator: inputs differ
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const InputSpec& spec = specs[k];
+    const onnx::ValueInfoProto& info = *declared.at(spec.name);
+    at::Tensor t = values[k].toTensor();
+    if (info.type().has_tensor_type()) {
+      const auto& tt = info.type().tensor_type();
+      bool fits = dtype_of(t.scalar_type()) == static_cast<DType>(tt.elem_type()) &&
+                  (!tt.has_shape() || tt.shape().dim_size() == t.dim());
+      for (int i = 0; fits && tt.has_shape() && i < tt.shape().dim_size(); ++i)
+        if (tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != t.size(i)) fits = false;
+      if (!fits)
+        throw ConfigError("--input '" + spec.text() + "': input '" + spec.name + "' is " + declared_type_text(info) +
+                              ", the value given is " + tensor_type_text(t),
+                          ErrorContext::with_hint("give a value of the declared dtype and shape"));
+    }
+    inputs.described.push_back(
+        spec.name + ": " + tensor_type_text(t) +
+        (spec.npy_file.empty() ? " drawn (seed " + std::to_string(seed) + ")" : " from " + spec.npy_file));
+    InputSpec drawn_like = spec;
+    drawn_like.npy_file.clear();
+    drawn_like.shape = t.sizes().vec();
+    drawn_like.dtype = dtype_of(t.scalar_type());
+    inputs.specs.push_back(drawn_like);
+    inputs.tensors.push_back(t);
+  }
+  return inputs;
+}
+
+}  // namespace
+
+std::string tensor_type_text(const at::Tensor& t) {
+  std::string s = dtype_name(dtype_of(t.scalar_type()));
+  s += "[";
+  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? "," : "") + std::to_string(t.size(i));
+  return s + "]";
+}
+
+ModelInputs inputs_for_model(const onnx::GraphProto& graph, const std::vector<std::string>& input_names,
+                             const std::vector<InputSpec>& given, uint64_t seed) {
+  const auto declared = declared_inputs(graph);
+  std::string names;
+  for (const auto& n : input_names) names += (names.empty() ? "" : ", ") + n;
+  std::map<std::string, InputSpec> by_name;
+  for (const auto& spec : given) {
+    if (std::find(input_names.begin(), input_names.end(), spec.name) == input_names.end())
+      throw ConfigError("--input '" + spec.text() + "': the model has no input '" + spec.name + "'",
+                        ErrorContext::with_hint("its inputs are: " + (names.empty() ? "none" : names)));
+    by_name[spec.name] = spec;
+  }
+  std::vector<InputSpec> specs;
+  for (const auto& name : input_names) {
+    if (auto it = by_name.find(name); it != by_name.end()) {
+      specs.push_back(it->second);
+    } else if (auto drawn = static_spec_of(*declared.at(name))) {
+      specs.push_back(*drawn);
+    } else {
+      throw ConfigError(
+          "input '" + name + "' has no static shape (" + declared_type_text(*declared.at(name)) +
+              "), so it cannot be drawn",
+          ErrorContext::with_hint("give it: --input " + name + ":SHAPE[:DTYPE] or --input " + name + "=FILE.npy"));
+    }
+  }
+  return materialize(graph, std::move(specs), seed);
+}
+
+ModelInputs redrawn_inputs(const onnx::GraphProto& graph, const std::vector<std::string>& input_names,
+                           const ModelInputs& first, uint64_t seed, int64_t grow) {
+  const auto declared = declared_inputs(graph);
+  std::vector<InputSpec> specs = first.specs;
+  for (auto& spec : specs) {
+    const auto& tt = declared.at(spec.name)->type().tensor_type();
+    for (int i = 0; i < tt.shape().dim_size() && i < static_cast<int>(spec.shape.size()); ++i)
+      if (!tt.shape().dim(i).has_dim_value()) spec.shape[i] += grow;
+  }
+  return materialize(graph, std::move(specs), seed);
+}
+
+}  // namespace onnxport::core

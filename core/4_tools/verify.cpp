@@ -1,0 +1,339 @@
+// verify: the TorchScript model (libtorch) and the ONNX file (onnxport's evaluator) on the same
+// inputs, several input sets, every output compared with rtol/atol; on a mismatch (or asked)
+// node by node, through a second conversion of the model that maps ONNX values to TorchScript's.
+#include "onnxport/verify.h"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "2_eval/evaluator.h"
+#include "2_eval/pack_kernels.h"
+#include "3_export/1_load/load.h"
+#include "4_tools/model_inputs.h"
+#include "3_export/6_write/model_check.h"
+#include "onnxport/errors.h"
+#include "onnxport/export.h"
+#include "1_base/output_file.h"
+#include "4_tools/per_node.h"
+#include "3_export/pipeline.h"
+#include "4_tools/tensor_compare.h"
+
+namespace onnxport {
+
+namespace {
+
+using core::eval::EvalValue;
+
+// The model's outputs as the ONNX graph lays them out: tuples give their elements; a list gives
+// its elements, or is one value where the graph's output at that place is a sequence; numbers
+// become 0-d tensors.
+void flatten_outputs(const c10::IValue& v, const std::vector<bool>& sequence_outputs, std::vector<EvalValue>& out) {
+  if (v.isTensor()) {
+    out.emplace_back(v.toTensor());
+  } else if (v.isTuple()) {
+    for (const auto& e : v.toTupleRef().elements()) flatten_outputs(e, sequence_outputs, out);
+  } else if (v.isList() && out.size() < sequence_outputs.size() && sequence_outputs[out.size()]) {
+    std::vector<at::Tensor> items;
+    for (const auto& e : v.toListRef()) {
+      if (!e.isTensor())
+        throw ExportError(std::string("verify: the model returns a list holding a ") + e.tagKind() +
+                              " where the ONNX graph has a sequence of tensors",
+                          ErrorContext::with_hint("verify the ONNX file exported from this model"));
+      items.push_back(e.toTensor());
+    }
+    out.push_back(EvalValue::of_sequence(std::move(items)));
+  } else if (v.isList()) {
+    for (const auto& e : v.toListRef()) flatten_outputs(e, sequence_outputs, out);
+  } else if (v.isInt()) {
+    out.emplace_back(at::scalar_tensor(v.toInt(), at::kLong));
+  } else if (v.isDouble()) {
+    out.emplace_back(at::scalar_tensor(v.toDouble(), at::kFloat));
+  } else if (v.isBool()) {
+    out.emplace_back(at::scalar_tensor(v.toBool(), at::kBool));
+  } else if (!v.isNone()) {
+    throw ExportError(std::string("verify: the model returns a ") + v.tagKind() + ", which has no ONNX output",
+                      ErrorContext::with_hint("verify models that return tensors (or tuples/lists of them)"));
+  }
+}
+
+OutputCheck compare(const std::string& name, const at::Tensor& onnx, const at::Tensor& torch, const VerifyOptions& o) {
+  const core::TensorDifference d = core::compare_tensors(onnx, torch, o.rtol, o.atol);
+  return OutputCheck{name, d.type, d.max_abs_error, d.max_rel_error, d.ok, d.problem};
+}
+
+// A sequence output: as long as PyTorch's list, each item compared; the worst item's figures.
+OutputCheck compare(const std::string& name, const EvalValue& onnx, const EvalValue& torch, const VerifyOptions& o) {
+  if (!onnx.is_sequence() && !torch.is_sequence()) return compare(name, onnx.tensor, torch.tensor, o);
+  OutputCheck c{name, "sequence", 0, 0, false, ""};
+  if (!onnx.is_sequence() || !torch.is_sequence()) {
+    c.problem = onnx.is_sequence() ? "ONNX gives a sequence, PyTorch a tensor" : "ONNX gives a tensor, PyTorch a list";
+    return c;
+  }
+  const auto &items = *onnx.sequence, &expected = *torch.sequence;
+  c.type = "sequence of " + std::to_string(items.size());
+  if (items.size() != expected.size()) {
+    c.problem = "ONNX gives " + std::to_string(items.size()) + " items, PyTorch " + std::to_string(expected.size());
+    return c;
+  }
+  c.ok = true;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const OutputCheck item = compare(name, items[i], expected[i], o);
+    c.max_abs_error = std::max(c.max_abs_error, item.max_abs_error);
+    c.max_rel_error = std::max(c.max_rel_error, item.max_rel_error);
+    if (!item.ok && c.ok && !item.problem.empty()) c.problem = "item " + std::to_string(i) + ": " + item.problem;
+    c.ok = c.ok && item.ok;
+  }
+  return c;
+}
+
+std::string tolerances(const VerifyOptions& o) {
+  return "(rtol " + core::error_figure(o.rtol) + ", atol " + core::error_figure(o.atol) + ")";
+}
+
+std::string node_text(const NodeCheck& n) {
+  std::string text = n.op_type + " node '" + n.node + "' (value '" + n.output + "'), from " + n.torch_op;
+  if (!n.pack.empty()) text += " by op pack '" + n.pack + "'";
+  if (!n.module_path.empty()) text += " in module '" + n.module_path + "'";
+  if (!n.source.empty()) text += " at " + n.source;
+  if (!n.uncompared_sources.empty()) {
+    text += "; it reads values not compared, from ";
+    for (size_t i = 0; i < n.uncompared_sources.size(); ++i) text += (i ? ", " : "") + n.uncompared_sources[i];
+  }
+  return text;
+}
+
+// How many graph inputs an argument of this type became: a tensor one, a tuple its elements'
+// (as the export flattens them); 0 for a type verify cannot build from tensors.
+size_t graph_inputs_of(const c10::TypePtr& type) {
+  if (type->kind() == c10::TypeKind::TensorType) return 1;
+  if (type->kind() != c10::TypeKind::TupleType) return 0;
+  size_t count = 0;
+  for (const auto& element : type->expectRef<c10::TupleType>().elements()) {
+    const size_t n = graph_inputs_of(element);
+    if (n == 0) return 0;
+    count += n;
+  }
+  return count;
+}
+
+c10::IValue argument_from(const c10::TypePtr& type, const std::vector<at::Tensor>& tensors, size_t& next) {
+  if (type->kind() == c10::TypeKind::TensorType) return tensors.at(next++);
+  std::vector<c10::IValue> elements;
+  for (const auto& element : type->expectRef<c10::TupleType>().elements())
+    elements.push_back(argument_from(element, tensors, next));
+  return c10::ivalue::Tuple::create(std::move(elements));
+}
+
+// forward()'s arguments (without self) from one tensor per graph input, in order.
+std::vector<c10::IValue> forward_arguments(const torch::jit::Module& module, const std::vector<at::Tensor>& tensors) {
+  const auto& arguments = module.get_method("forward").function().getSchema().arguments();
+  std::vector<c10::IValue> args;
+  size_t next = 0;
+  for (size_t i = 1; i < arguments.size(); ++i) args.push_back(argument_from(arguments[i].type(), tensors, next));
+  return args;
+}
+
+// Converts MODEL.pt again (in memory, nothing written) to learn libtorch's value of each ONNX
+// value on `inputs`, then compares node by node.
+void compare_nodes(const std::string& model_path, const torch::jit::Module& module, const std::string& onnx_path,
+                   const onnx::ModelProto& model, const core::eval::ModelEvaluator& evaluator,
+                   const core::ModelInputs& inputs, const VerifyOptions& options, Exporter* exporter,
+                   VerifyResult& result) {
+  ExportOptions export_options = options.export_options;
+  for (const auto& opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") export_options.opset_version = opset.version();
+  core::TorchReference reference;
+  ExportReport report;
+  core::Pipeline pipeline(exporter->registry(), export_options, model_path, "", report);
+  pipeline.stop_after_passes("record torch values", [&](const core::PreparedGraph& prepared, const auto& value_names,
+                                                        const core::OnnxModel& converted) {
+    reference = core::record_torch_reference(prepared, value_names, converted);
+  });
+  try {
+    pipeline.run(
+        [&] { return core::load_model_file(model_path, export_options, forward_arguments(module, inputs.tensors)); });
+  } catch (const Error& e) {
+    result.per_node_note =
+        std::string("intermediate values not compared: converting '") + model_path + "' again failed: " + e.what();
+    return;
+  }
+  result.nodes = core::compare_per_node(evaluator, model.graph(),
+                                        std::vector<EvalValue>(inputs.tensors.begin(), inputs.tensors.end()), reference,
+                                        options.rtol, options.atol);
+  if (result.nodes.empty()) {
+    result.per_node_note = "intermediate values not compared: no value of '" + onnx_path +
+                           "' has a name the conversion of '" + model_path +
+                           "' gives (give verify the options it was exported with: --config, --mode, --opset)";
+    return;
+  }
+  for (size_t i = 0; i < result.nodes.size(); ++i)
+    if (!result.nodes[i].ok) {
+      result.first_diverging = static_cast<int>(i);
+      break;
+    }
+  result.per_node_note = result.first_diverging < 0
+                             ? "all " + std::to_string(result.nodes.size()) + " intermediate values compared agree"
+                             : "first diverging node: " + node_text(result.nodes[result.first_diverging]);
+}
+
+void check_evaluable(const core::eval::ModelEvaluator& evaluator, const torch::jit::Module& module,
+                     const std::string& model_path, const std::string& onnx_path) {
+  evaluator.check_supported();
+  const auto& arguments = module.get_method("forward").function().getSchema().arguments();
+  size_t tensors = 0;
+  for (size_t i = 1; i < arguments.size(); ++i) {  // without self
+    const size_t n = graph_inputs_of(arguments[i].type());
+    if (n == 0)
+      throw ConfigError("verify: forward() of '" + model_path + "' takes '" + arguments[i].name() + "' of type " +
+                            arguments[i].type()->annotation_str() + ", which verify cannot build from graph inputs",
+                        ErrorContext::with_hint("verify compares models whose forward takes tensors and tuples of "
+                                                "tensors; compare this one in ONNX Runtime"));
+    tensors += n;
+  }
+  if (tensors != evaluator.input_names().size())
+    throw ConfigError("verify: forward() of '" + model_path + "' takes " + std::to_string(tensors) + " tensors, '" +
+                          onnx_path + "' has " + std::to_string(evaluator.input_names().size()) + " inputs",
+                      ErrorContext::with_hint("verify the ONNX file exported from this model"));
+}
+
+SampleCheck check_sample(torch::jit::Module& module, const core::eval::ModelEvaluator& evaluator,
+                         const std::vector<bool>& sequence_outputs, const core::ModelInputs& inputs,
+                         const VerifyOptions& options, const std::string& onnx_path) {
+  std::vector<EvalValue> expected;
+  flatten_outputs(module.forward(forward_arguments(module, inputs.tensors)), sequence_outputs, expected);
+  const auto actual = evaluator.run(std::vector<EvalValue>(inputs.tensors.begin(), inputs.tensors.end()));
+  if (actual.size() < expected.size())
+    throw ExportError("verify: the model returns " + std::to_string(expected.size()) + " tensors, '" + onnx_path +
+                          "' has " + std::to_string(actual.size()) + " outputs",
+                      ErrorContext::with_hint("verify the ONNX file exported from this model"));
+  SampleCheck sample;
+  sample.inputs = inputs.described;
+  sample.ok = true;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const std::string& name = evaluator.output_names()[i];
+    if (i >= expected.size()) {
+      sample.unchecked.push_back(name);
+      continue;
+    }
+    sample.outputs.push_back(compare(name, actual[i], expected[i], options));
+    sample.ok = sample.ok && sample.outputs.back().ok;
+  }
+  return sample;
+}
+
+// The one-line verdict; returns the input set of the first mismatch (0 when all agree).
+size_t decide(VerifyResult& result, const VerifyOptions& options) {
+  result.ok = true;
+  for (size_t k = 0; k < result.samples.size(); ++k)
+    for (const auto& out : result.samples[k].outputs)
+      if (!out.ok) {
+        result.ok = false;
+        result.verdict =
+            "MISMATCH: output '" + out.name + "' of input set " + std::to_string(k + 1) + ": " +
+            (out.problem.empty() ? "max abs error " + core::error_figure(out.max_abs_error) + ", max rel error " +
+                                       core::error_figure(out.max_rel_error) + " " + tolerances(options)
+                                 : out.problem);
+        return k;
+      }
+  double worst = 0;
+  for (const auto& s : result.samples)
+    for (const auto& out : s.outputs) worst = std::max(worst, out.max_abs_error);
+  result.verdict = "ok: " + std::to_string(result.samples.size()) + " input sets, " +
+                   std::to_string(result.samples.empty() ? 0 : result.samples[0].outputs.size()) +
+                   " outputs each, max abs error " + core::error_figure(worst) + " " + tolerances(options);
+  return 0;
+}
+
+}  // namespace
+
+VerifyResult verify_onnx_file(const std::string& model_path, const std::string& onnx_path, const VerifyOptions& options,
+                              Exporter* exporter) {
+  if (options.samples < 1)
+    throw ConfigError("--samples " + std::to_string(options.samples) + ": at least one input set is needed",
+                      ErrorContext::with_hint("give --samples 1 or more"));
+  if (!(options.rtol >= 0) || !(options.atol >= 0))
+    throw ConfigError("--rtol/--atol must be non-negative numbers",
+                      ErrorContext::with_hint("e.g. --rtol 1e-3 --atol 1e-5"));
+  torch::jit::Module module = core::load_torchscript_file(model_path);
+  module.eval();
+  const onnx::ModelProto model = core::read_model_file(onnx_path);
+  std::unique_ptr<Exporter> builtin;
+  if (!exporter) exporter = (builtin = std::make_unique<Exporter>()).get();
+  VerifyResult result;
+  try {
+    const core::eval::ModelEvaluator evaluator(model, core::directory_of(onnx_path),
+                                               core::eval::pack_kernels(exporter->registry()));
+    check_evaluable(evaluator, module, model_path, onnx_path);
+    torch::NoGradGuard no_grad;
+    std::vector<core::ModelInputs> input_sets{
+        core::inputs_for_model(model.graph(), evaluator.input_names(), options.inputs, options.seed)};
+    for (int k = 1; k < options.samples; ++k)
+      input_sets.push_back(
+          core::redrawn_inputs(model.graph(), evaluator.input_names(), input_sets[0], options.seed + k, k));
+    std::vector<bool> sequence_outputs;
+    for (const auto& out : model.graph().output()) sequence_outputs.push_back(out.type().has_sequence_type());
+    for (const auto& inputs : input_sets)
+      result.samples.push_back(check_sample(module, evaluator, sequence_outputs, inputs, options, onnx_path));
+    const size_t failing = decide(result, options);
+    if (options.per_node || !result.ok) {
+      compare_nodes(model_path, module, onnx_path, model, evaluator, input_sets[failing], options, exporter, result);
+      if (!result.ok && result.first_diverging >= 0)
+        result.verdict += "; first diverging node: " + node_text(result.nodes[result.first_diverging]);
+    }
+  } catch (const core::eval::EvalError& e) {
+    throw ExportError(std::string("verify: running '") + onnx_path + "': " + e.what(),
+                      ErrorContext::with_hint("onnxport cannot evaluate this; compare in ONNX Runtime"));
+  }
+  return result;
+}
+
+std::string verify_report_json(const std::string& model_path, const std::string& onnx_path,
+                               const VerifyResult& result) {
+  using nlohmann::json;
+  json samples = json::array();
+  for (const auto& s : result.samples) {
+    json outputs = json::array();
+    for (const auto& o : s.outputs)
+      outputs.push_back({{"name", o.name},
+                         {"type", o.type},
+                         {"ok", o.ok},
+                         {"max_abs_error", o.max_abs_error},
+                         {"max_rel_error", o.max_rel_error},
+                         {"problem", o.problem}});
+    samples.push_back({{"inputs", s.inputs}, {"ok", s.ok}, {"outputs", outputs}, {"not_compared", s.unchecked}});
+  }
+  json nodes = json::array();
+  for (const auto& n : result.nodes)
+    nodes.push_back({{"node", n.node},
+                     {"op_type", n.op_type},
+                     {"output", n.output},
+                     {"type", n.type},
+                     {"torch_op", n.torch_op},
+                     {"pack", n.pack},
+                     {"module_path", n.module_path},
+                     {"source", n.source},
+                     {"ok", n.ok},
+                     {"max_abs_error", n.max_abs_error},
+                     {"max_rel_error", n.max_rel_error},
+                     {"problem", n.problem},
+                     {"uncompared_sources", n.uncompared_sources}});
+  json report{{"model", model_path},
+              {"onnx", onnx_path},
+              {"ok", result.ok},
+              {"verdict", result.verdict},
+              {"samples", samples},
+              {"nodes", nodes},
+              {"per_node_note", result.per_node_note}};
+  report["first_diverging"] = result.first_diverging >= 0 ? json(result.first_diverging) : json(nullptr);
+  return report.dump(2) + "\n";
+}
+
+void write_verify_report(const std::string& path, const std::string& model_path, const std::string& onnx_path,
+                         const VerifyResult& result) {
+  core::OutputFile file(path);
+  file.stream() << verify_report_json(model_path, onnx_path, result);
+  file.finish();
+  core::OutputFile::commit_all({&file});
+}
+
+}  // namespace onnxport

@@ -1,0 +1,49 @@
+#include "5_cli/huge_pages.h"
+
+#include <c10/core/CPUAllocator.h>
+#include <sys/mman.h>
+
+#include <cstdint>
+
+namespace onnxport::cli {
+
+namespace {
+
+constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+constexpr size_t kAdviseFrom = 4 * kHugePage;
+
+// Where transparent huge pages are granted only on request (Debian's default: "madvise"), every
+// 4 KiB page of a fresh buffer costs a page fault: 800k of them for a 3.2 GB model's parameters.
+// Measured here without the advice, torch::jit::load took 1.5-2.5x as long (alexnet, vit_b_16,
+// a 3.2 GB MLP). The buffers stay the base allocator's (same pointer, same deleter); only the
+// whole 2 MiB pages inside a buffer are advised, so nothing outside it changes.
+class HugePageAdvisingAllocator final : public c10::Allocator {
+ public:
+  explicit HugePageAdvisingAllocator(c10::Allocator* base) : base_(base) {}
+
+  c10::DataPtr allocate(size_t n) const override {
+    c10::DataPtr buffer = base_->allocate(n);
+    if (n >= kAdviseFrom && buffer.get() != nullptr) {
+      const auto start = reinterpret_cast<uintptr_t>(buffer.get());
+      const uintptr_t first = (start + kHugePage - 1) & ~(kHugePage - 1);
+      const uintptr_t last = (start + n) & ~(kHugePage - 1);
+      // Advice only: if the kernel refuses it (THP off), the buffer works as before.
+      if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+    }
+    return buffer;
+  }
+
+  c10::DeleterFnPtr raw_deleter() const override { return base_->raw_deleter(); }
+
+ private:
+  c10::Allocator* base_;
+};
+
+}  // namespace
+
+void use_huge_pages_for_large_buffers() {
+  static HugePageAdvisingAllocator allocator(c10::GetCPUAllocator());
+  c10::SetCPUAllocator(&allocator, /*priority=*/1);
+}
+
+}  // namespace onnxport::cli

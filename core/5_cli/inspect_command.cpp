@@ -1,0 +1,40 @@
+// onnxport inspect: an ONNX file's graph, readable, or drawn (--dot, --html).
+#include <iostream>
+#include <memory>
+
+#include "5_cli/commands.h"
+#include "onnxport/graph_picture.h"
+#include "onnxport/model_file.h"
+
+namespace onnxport::cli {
+
+Command add_inspect_command(CLI::App& app) {
+  struct Args {
+    std::string file, html;
+    bool dot = false;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("inspect", "print an ONNX file's graph, or draw it (--dot, --html)");
+  cmd->add_option("file", args->file, "ONNX file")->required();
+  auto* dot = cmd->add_flag("--dot", args->dot,
+                            "print the graph as Graphviz DOT text: nodes in clusters by module path, edges labelled "
+                            "with their value's type");
+  auto* html = cmd->add_option("--html", args->html,
+                               "write the graph drawn by Graphviz's dot (needs graphviz on PATH) as one self-contained "
+                               "HTML page, with node tooltips: attributes, weights, provenance")
+                   ->type_name("FILE.html")
+                   ->excludes(dot);
+  return {cmd, [args, html] {
+            if (args->dot) {
+              std::cout << graph_dot(args->file);
+            } else if (html->count()) {
+              write_graph_html(args->file, args->html);
+              std::cout << "wrote " << args->html << "\n";
+            } else {
+              std::cout << inspect_onnx_file(args->file);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace onnxport::cli
