@@ -19,9 +19,9 @@ def q8(x, scale=0.05, zero_point=128):
     return torch.quantize_per_tensor(x, scale, zero_point, torch.quint8)
 
 
-def step(scale):
-    """Tolerance of one quantization step."""
-    return dict(rtol=0.0, atol=scale * 1.001)
+def step(scale, steps=1):
+    """Tolerance of `steps` quantization steps."""
+    return dict(rtol=0.0, atol=scale * steps * 1.001)
 
 
 # ---- entering and leaving the quantized domain
@@ -123,7 +123,7 @@ case("quantized_eager_block", ["quantize_per_tensor", "quantized::add", "quantiz
 # Their weights live in TorchScript custom-class objects (Conv2dPackedParamsBase, ...) that
 # freezing turns into constants; the core unpacks each one at export time and rebuilds it as
 # int8 data -> aten::_make_per_{tensor,channel}_quantized_tensor -> quantized::*_prepack
-# (core/src/quantized_weights.cpp), which the quantized pack maps to int8 initializers read by
+# (core/3_export/2_prepare/quantized_weights.cpp), which the quantized pack maps to int8 initializers read by
 # DequantizeLinear. The rows below are eager-mode post-training static quantization
 # (torch.ao.quantization: QuantStub/DeQuantStub, fuse_modules, prepare, calibration on random
 # batches, convert) with the fbgemm qconfig: per-channel int8 weights, histogram-calibrated
@@ -318,9 +318,14 @@ def quantizable_resnet18():
 
 
 RESNET18 = calibrated(quantizable_resnet18, (2, 3, 32, 32), batches=2)
+# Three output steps: float Conv results differ by an ulp between implementations and machines
+# (accumulation order, SIMD width), which can flip one QuantizeLinear rounding inside the network;
+# on one x86-64 machine such a flip (layer1.1.conv1, onnxport's evaluator against ONNX Runtime)
+# reached the output as 3 quantization steps, on another none did. One step would make the
+# verdict depend on the CPU.
 case("quantized_resnet18", ["quantized::conv2d_relu", "quantized::conv2d", "quantized::add_relu", "max_pool2d",
                             "adaptive_avg_pool2d", "flatten", "quantized::linear"],
-     [f32(1, 3, 32, 32)], module=lambda: RESNET18, since=13, **step(RESNET18.fc.scale))
+     [f32(1, 3, 32, 32)], module=lambda: RESNET18, since=13, **step(RESNET18.fc.scale, steps=3))
 
 
 # ---- float ops on quantized activations: PyTorch runs them on the quantized tensor keeping its
