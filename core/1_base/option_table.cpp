@@ -97,9 +97,11 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-// torch.onnx names an axis given without a name "<value>_dynamic_axes_<axis + 1>".
-std::string generated_axis_name(const std::string& value, int64_t axis) {
-  return value + "_dynamic_axes_" + std::to_string(axis + 1);
+// torch.onnx names the axes of a list given without names "<value>_dynamic_axes_<k>" by their
+// position k = 1, 2, ... in the list: {"images": [1, 2]} names axis 2 "images_dynamic_axes_2".
+// An unnamed axis of --dynamic-axes is named after the axis: "x:1=seq,2" names axis 2 "x_dynamic_axes_3".
+std::string generated_axis_name(const std::string& value, size_t k) {
+  return value + "_dynamic_axes_" + std::to_string(k);
 }
 
 using DynamicAxes = std::map<std::string, std::map<int64_t, std::string>>;
@@ -129,7 +131,7 @@ void add_dynamic_axes(const std::string& text, DynamicAxes& axes) {
       throw config_error(
           "--dynamic-axes '" + text + "': axis " + std::to_string(axis) + " of '" + name + "' is given twice",
           "name each axis once");
-    axes[name][axis] = eq == std::string::npos ? generated_axis_name(name, axis) : item.substr(eq + 1);
+    axes[name][axis] = eq == std::string::npos ? generated_axis_name(name, axis + 1) : item.substr(eq + 1);
   }
 }
 
@@ -140,12 +142,12 @@ DynamicAxes dynamic_axes_from_json(const Json& j, const std::string& expected) {
   for (const auto& [name, axes] : j.items()) {
     auto& named = out[name];
     if (axes.is_array()) {
-      for (const auto& axis : axes) {
-        const auto a = integer_from_json<int64_t>(axis, expected);
+      for (size_t position = 0; position < axes.size(); ++position) {
+        const auto a = integer_from_json<int64_t>(axes[position], expected);
         if (named.count(a))
           throw config_error("dynamic_axes: axis " + std::to_string(a) + " of '" + name + "' is given twice",
                              "name each axis once");
-        named[a] = generated_axis_name(name, a);
+        named[a] = generated_axis_name(name, position + 1);
       }
     } else if (axes.is_object()) {
       for (const auto& [axis, dim] : axes.items()) {
@@ -386,6 +388,13 @@ std::vector<OptionRow> make_rows() {
   rows.push_back(switch_row("check_dynamic_axes", "--no-dynamic-check", &O::check_dynamic_axes, false,
                             "with dynamic axes, skip re-running the model at other sizes to prove no size was "
                             "baked in"));
+  rows.push_back(switch_row("drop_unused_inputs", "--drop-unused-inputs", &O::drop_unused_inputs, true,
+                            "drop graph inputs the exported graph never reads, as torch.onnx does (the Python "
+                            "package's default)"));
+  rows.push_back(switch_row("ignore_unknown_dynamic_axes", "--ignore-unknown-dynamic-axes",
+                            &O::ignore_unknown_dynamic_axes, true,
+                            "warn about --dynamic-axes names that are no graph input or output and ignore them, "
+                            "as torch.onnx does (the Python package's default), instead of failing"));
   rows.push_back(torch_onnx(enum_row(
       "operator_export_type", "--operator-export-type", &O::operator_export_type,
       "onnx|onnx_aten_fallback|onnx_aten|onnx_fallthrough", parse_operator_export_type, operator_export_type_name,

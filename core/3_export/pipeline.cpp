@@ -28,19 +28,6 @@ size_t peak_rss_bytes() {
   return static_cast<size_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-std::vector<std::string> graph_input_names(const ExportOptions& o, size_t count) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < count; ++i) {
-    if (i < o.input_names.size())
-      names.push_back(o.input_names[i]);
-    else if (i < o.inputs.size() && !o.inputs[i].name.empty())
-      names.push_back(o.inputs[i].name);
-    else
-      names.push_back("input_" + std::to_string(i));
-  }
-  return names;
-}
-
 ModelMeta model_meta(const ExportOptions& o) {
   ModelMeta meta;
   meta.producer_version = ONNXPORT_VERSION;
@@ -117,9 +104,9 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
                                graph_input_names(options_, prepared->graph->inputs().size())};
       OnnxModel model;
       const ConvertStats converted = timed("convert", [&] { return convert_to_onnx(*prepared, ctx, model); });
-      report_.dynamic_checks = timed("prove dynamic axes", [&] {
-        return prove_dynamic_axes(*prepared, ctx.input_names, converted.value_names, model, options_, model_file_);
-      });
+      const DynamicAxesProof proof = timed(
+          "prove dynamic axes", [&] { return prove_dynamic_axes(*prepared, converted.value_names, model, model_file_); });
+      report_.dynamic_checks = proof.runs;
       if (after_passes_) {  // the passes too, so that nodes and names are the written file's
         timed("onnx passes", [&] { return run_onnx_passes(model, options_); });
         timed(after_passes_name_.c_str(), [&] { after_passes_(*prepared, converted.value_names, model); });
@@ -129,6 +116,8 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       report_.mode = prepared->scripted ? "script" : "trace";
       report_.mode_reason = prepared->mode_reason;
       report_.warnings = prepared->warnings;
+      for (const auto* more : {&converted.warnings, &proof.warnings})
+        report_.warnings.insert(report_.warnings.end(), more->begin(), more->end());
       // From here the ONNX model alone holds the parameters, so a folded copy (a transposed
       // weight) replaces its original instead of sitting beside it.
       prepared.reset();

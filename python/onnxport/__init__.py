@@ -75,7 +75,11 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
         "keep_initializers_as_inputs": bool(keep_initializers_as_inputs),
     }
     optional = {"input_names": input_names, "output_names": output_names, "opset_version": opset_version,
-                "dynamic_axes": dynamic_axes, "custom_opsets": custom_opsets, "plugin_dirs": plugin_dirs}
+                "dynamic_axes": _without_repeated_axes(dynamic_axes), "custom_opsets": custom_opsets,
+                "plugin_dirs": plugin_dirs}
+    # torch.onnx's leniency, which the command line does not have: inputs the graph never reads
+    # are dropped, and dynamic_axes names that match nothing are a warning.
+    options.update(drop_unused_inputs=True, ignore_unknown_dynamic_axes=True)
     options.update({k: _jsonable(v) for k, v in optional.items() if v is not None})
     options.update({k: _jsonable(v) for k, v in onnxport_options.items()})
     if "inputs" in options:
@@ -96,6 +100,24 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
         print(f"onnxport: {graph['nodes']} nodes, {graph['initializers']} initializers, opset {graph['opset']}, "
               f"{result['mode']} mode; passes: {'; '.join(result['passes']) or 'none changed the graph'}")
     return result
+
+
+def _without_repeated_axes(dynamic_axes):
+    """dynamic_axes with an axis listed twice for one name given once, with torch.onnx's warning."""
+    if not isinstance(dynamic_axes, dict):
+        return dynamic_axes  # the exporter names what is wrong with it
+    cleaned = {}
+    for name, axes in dynamic_axes.items():
+        if isinstance(axes, (list, tuple)):
+            unique = []
+            for axis in axes:
+                if axis in unique:
+                    warnings.warn(f"Duplicate dynamic axis index {axis} was provided for input {name}.")
+                else:
+                    unique.append(axis)
+            axes = unique
+        cleaned[name] = axes
+    return cleaned
 
 
 def _flatten_tuples(args):
@@ -191,26 +213,25 @@ class _CallFunction(torch.nn.Module):
         return self.function(*args)
 
 
-def _is_constant(arg):
-    return arg is None or isinstance(arg, (bool, int, float, str))
+def _traceable(model, args):
+    """The module as torch.onnx's tracer sees it, and the tensors it is traced on: the arguments,
+    of any nesting (tuples, lists, dicts), flattened as torch.onnx flattens them (numbers become
+    0-d tensors, so graph inputs; None and strings are dropped and given back to forward as they
+    were), and forward's result flattened the same way into a tuple of tensors (a detection
+    model's list of dicts). A shallow copy shares the module's parameters and submodules, so
+    they keep their names."""
+    flat_args, args_layout = torch._C._jit_flatten(tuple(args))
+    forward = model.forward
 
+    def flat_forward(*tensors):
+        outputs = forward(*torch._C._jit_unflatten(tensors, args_layout))
+        if isinstance(outputs, torch.Tensor):
+            return outputs
+        return tuple(torch._C._jit_flatten(outputs)[0])
 
-def _with_constants(model, args):
-    """The module with its number, string and None arguments fixed, and the rest of `args`: the
-    tracer takes tensors (and tuples, lists, dicts of them) only, and torch.onnx too writes such
-    arguments into the graph as constants. A shallow copy shares the module's parameters and
-    submodules, so they keep their names."""
-    if not any(_is_constant(a) for a in args):
-        return model, args
-    fixed = copy.copy(model)
-    forward = type(model).forward
-
-    def forward_with_constants(*traced):
-        rest = iter(traced)
-        return forward(fixed, *[a if _is_constant(a) else next(rest) for a in args])
-
-    fixed.forward = forward_with_constants
-    return fixed, tuple(a for a in args if not _is_constant(a))
+    wrapper = copy.copy(model)
+    wrapper.forward = flat_forward
+    return wrapper, tuple(flat_args)
 
 
 def _script_module(model, args, training):
@@ -224,9 +245,11 @@ def _script_module(model, args, training):
     if not isinstance(model, torch.nn.Module):
         raise ExportError("config error: onnxport.export(): model must be a torch.nn.Module, ScriptModule or "
                           f"ScriptFunction, got {type(model).__name__}")
-    with _module_mode(model, training), torch.no_grad():
+    # With autograd on, as torch.onnx traces: under no_grad torch 1.13's TransformerEncoder takes
+    # its nested-tensor fast path, which has no ONNX form.
+    with _module_mode(model, training):
         try:
-            traced_model, traced_args = _with_constants(model, args)
+            traced_model, traced_args = _traceable(model, args)
             traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
             return traced, traced_args, not scripted_function
         except Exception as e:  # the model's own error while it ran on `args`

@@ -54,9 +54,10 @@ SAMPLES = {
     # The same names as the "inputs" sample gives: naming an input two ways differently is refused.
     "input_names": Sample("--input-names", [], ["x", "v"], ["--input-names", "a,b"], ["x", "v"], ["a", "b"]),
     "output_names": Sample("--output-names", [], ["y"], ["--output-names", "z,w"], ["y"], ["z", "w"]),
-    "dynamic_axes": Sample("--dynamic-axes", {}, {"x": [0], "y": {"1": "n"}},
+    # A list names its axes by position, as torch.onnx does; an unnamed flag axis after the axis.
+    "dynamic_axes": Sample("--dynamic-axes", {}, {"x": [2, 0], "y": {"1": "n"}},
                            ["--dynamic-axes", "x:1=seq,2", "--dynamic-axes", "z:0=batch"],
-                           {"x": {"0": "x_dynamic_axes_1"}, "y": {"1": "n"}},
+                           {"x": {"2": "x_dynamic_axes_1", "0": "x_dynamic_axes_2"}, "y": {"1": "n"}},
                            {"x": {"1": "seq", "2": "x_dynamic_axes_3"}, "z": {"0": "batch"}}),
     "extra_outputs": Sample("--extra-outputs", [], ["layer1.0", "%h.1"],
                             ["--extra-outputs", "blocks", "--extra-outputs", "/Add_output_0"],
@@ -73,6 +74,8 @@ SAMPLES = {
     "training": Sample("--training", "eval", "train", ["--training", "preserve"], "train", "preserve"),
     "mode": Sample("--mode", "trace", "script", ["--mode", "auto"], "script", "auto"),
     "check_dynamic_axes": switch("--no-dynamic-check", True),
+    "drop_unused_inputs": switch("--drop-unused-inputs", False),
+    "ignore_unknown_dynamic_axes": switch("--ignore-unknown-dynamic-axes", False),
     "operator_export_type": Sample("--operator-export-type", "onnx", "onnx_aten",
                                    ["--operator-export-type", "onnx_fallthrough"], "onnx_aten", "onnx_fallthrough"),
     "verbose": switch("--verbose", False),

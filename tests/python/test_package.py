@@ -96,19 +96,22 @@ class PackageApiTest(unittest.TestCase):
         block.train()  # export in eval mode (the default) and give the module back in train mode
         x, bias = torch.randn(2, 3, 8, 8), torch.randn(1, 4, 1, 1)
         out = path("block.onnx")
-        report = onnxport.export(block, (x, {"bias": bias}), out, input_names=["image", "bias"],
+        report = onnxport.export(block, (x, {"bias": bias}), out, input_names=["image", "scale", "bias"],
                                  output_names=["features"], dynamic_axes={"image": {0: "batch"}})
         self.assertTrue(block.training, "the module's mode must be restored")
         self.assertEqual(report["status"], "ok")
         g = onnx.load(out).graph
-        self.assertEqual([i.name for i in g.input], ["image", "bias"])
+        # As in torch.onnx, the number `scale` (forward's default, filled in) is an input: a 0-d double.
+        self.assertEqual([i.name for i in g.input], ["image", "scale", "bias"])
+        self.assertEqual(g.input[1].type.tensor_type.elem_type, onnx.TensorProto.DOUBLE)
         self.assertEqual(g.input[0].type.tensor_type.shape.dim[0].dim_param, "batch")
         self.assertEqual([o.name for o in g.output], ["features"])
         self.assertNotIn("Dropout", [n.op_type for n in g.node])
         self.assertNotIn("BatchNormalization", [n.op_type for n in g.node])  # fused in eval mode
         block.eval()
         x3 = torch.randn(3, 3, 8, 8)  # another batch size: the axis is dynamic
-        ok, log = ort_matches(out, save_manifest("block", [x3, bias], [block(x3, 1.0, bias)]))
+        scale = torch.tensor(1.0, dtype=torch.float64)
+        ok, log = ort_matches(out, save_manifest("block", [x3, scale, bias], [block(x3, 1.0, bias)]))
         self.assertTrue(ok, log)
 
     def test_extra_outputs_add_a_module_output_and_bad_ones_raise(self):

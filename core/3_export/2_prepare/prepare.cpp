@@ -13,6 +13,7 @@
 #include "3_export/2_prepare/unroll_list_loops.h"
 #include "onnxport/errors.h"
 #include "3_export/2_prepare/quantized_weights.h"
+#include "3_export/2_prepare/resized_run.h"
 
 namespace onnxport::core {
 
@@ -321,7 +322,22 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
                      ErrorContext::with_hint(example_inputs_hint(inputs, options)));
   }
   out.graph = graph;
+  out.resized = run_resized(out, graph_input_names(options, out.example_tensors.size()), options);
+  buffers.restore();
   return out;
+}
+
+std::vector<std::string> graph_input_names(const ExportOptions& o, size_t count) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < count; ++i) {
+    if (i < o.input_names.size())
+      names.push_back(o.input_names[i]);
+    else if (i < o.inputs.size() && !o.inputs[i].name.empty())
+      names.push_back(o.inputs[i].name);
+    else
+      names.push_back("input_" + std::to_string(i));
+  }
+  return names;
 }
 
 }  // namespace onnxport::core

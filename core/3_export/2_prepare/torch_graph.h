@@ -14,6 +14,15 @@
 
 namespace onnxport::core {
 
+// The prepared graph run once more with every dynamic input axis grown (resized_run.h).
+struct ResizedRun {
+  std::string inputs;   // what grew: "x 1x3 -> 2x3, y 4 -> 5"; empty when no input has a dynamic axis
+  std::string failure;  // why no grown inputs ran the model (the last line of its error), or empty
+  // Each top-level tensor value's sizes in that run.
+  std::unordered_map<const torch::jit::Value*, std::vector<int64_t>> sizes;
+  bool ran() const { return !inputs.empty() && failure.empty(); }
+};
+
 struct PreparedGraph {
   std::shared_ptr<torch::jit::Graph> graph;
   // Parameter/buffer storage -> its path in the module ("features.0.weight").
@@ -27,6 +36,7 @@ struct PreparedGraph {
   bool scripted = false;
   std::string mode_reason;            // why trace or script (ExportMode::Auto), for --verbose
   std::vector<std::string> warnings;  // e.g. data-dependent branches a trace fixed
+  ResizedRun resized;                 // with dynamic axes and their check on
 };
 
 // dtypes and ranks from TorchScript's shape propagation (run on a copy) for tensor values whose

@@ -159,14 +159,20 @@ std::string joined_names(const std::vector<GraphIO>& values) {
   return out.empty() ? "none" : out;
 }
 
-// Every name --dynamic-axes gives must be a graph input or output, and every axis must be one
-// of its dims: otherwise the model would be written without the dynamic axis asked for.
-void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o) {
+// Every name --dynamic-axes gives must be a graph input or output (with
+// ignore_unknown_dynamic_axes, as in torch.onnx, one that is not is a warning), and every axis must
+// be one of its dims: otherwise the model would be written without the dynamic axis asked for.
+void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o, std::vector<std::string>& warnings) {
   for (const auto& [name, axes] : o.dynamic_axes) {
     const GraphIO* value = nullptr;
     for (const auto* list : {&model.inputs, &model.outputs})
       for (const auto& io : *list)
         if (io.name == name) value = &io;
+    if (!value && o.ignore_unknown_dynamic_axes) {
+      warnings.push_back("dynamic_axes names '" + name + "', which is not an input or output of the model (inputs: " +
+                         joined_names(model.inputs) + "; outputs: " + joined_names(model.outputs) + "): ignored");
+      continue;
+    }
     if (!value)
       throw ConfigError("--dynamic-axes (config: dynamic_axes) names '" + name +
                             "', which is not an input or output of the model (inputs: " +
@@ -281,7 +287,7 @@ ConvertStats Converter::run() {
   stats_.extra_outputs = add_extra_outputs(o.extra_outputs, stats_.value_names, builder_, model_);
   for (size_t i = declared; i < model_.outputs.size(); ++i)
     if (!model_.outputs[i].sequence) apply_dynamic_axes(model_.outputs[i].type, model_.outputs[i].name, o);
-  check_dynamic_axes(model_, o);
+  check_dynamic_axes(model_, o, stats_.warnings);
   return stats_;
 }
 

@@ -28,6 +28,7 @@ struct ConvertStats {
   // Top-level TorchScript tensor values and the ONNX value each became.
   std::vector<std::pair<const torch::jit::Value*, std::string>> value_names;
   std::vector<ExtraOutputReport> extra_outputs;  // --extra-outputs, as added
+  std::vector<std::string> warnings;             // what the export went on without (ignored dynamic_axes names)
 };
 
 // Builds `model` from the prepared graph: graph inputs and outputs, every node through its

@@ -34,6 +34,11 @@ std::vector<std::string> PassStats::summary() const {
     lines.push_back("initializer deduplication: " + std::to_string(deduplicated_initializers) +
                     " initializers equal to another removed");
   if (removed_dead_nodes) lines.push_back("dead-code elimination: " + nodes_text(removed_dead_nodes) + " removed");
+  if (!dropped_inputs.empty()) {
+    std::string line = "unused graph inputs dropped:";
+    for (const auto& name : dropped_inputs) line += " " + name;
+    lines.push_back(line);
+  }
   return lines;
 }
 
@@ -49,6 +54,8 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options) {
     stats.fused_conv_bn = fuse_conv_batchnorm(model);
     if (stats.fused_conv_bn > 0) remove_dead(model, stats);
   }
+  // After folding, as in torch.onnx: an input only a folded Shape read goes too.
+  if (options.drop_unused_inputs) stats.dropped_inputs = drop_unused_inputs(model);
   if (options.optimize < 1) return stats;
   stats.removed_noops = remove_noops(model, options.opset_version, inference);
   // Initializers listed as graph inputs can be fed by the user: they are not constants to rewrite

@@ -74,6 +74,11 @@ size_t deduplicate_initializers(OnnxModel& model);
 // Float tensors only. Returns the number of Adds removed.
 size_t fuse_bias_adds(OnnxModel& model, int opset);
 
+// pass_drop_unused_inputs.cpp: removes graph inputs that no node reads (sub-graph captures count)
+// and that are no graph output, as torch.onnx does (options.drop_unused_inputs).
+// Returns their names.
+std::vector<std::string> drop_unused_inputs(OnnxModel& model);
+
 // The ONNX-passes stage, by options.optimize:
 //   0: what torch.onnx does: dead code, constant folding (do_constant_folding), Conv+BN fusion
 //      (eval mode with parameters), each followed by dead-code elimination when it changed something;
@@ -82,6 +87,8 @@ size_t fuse_bias_adds(OnnxModel& model, int opset);
 //      what the graph computed before;
 //   2: then bias fusion, which adds the constants in another order (results may differ in the
 //      last bits, as with Conv+BN fusion).
+// With options.drop_unused_inputs, graph inputs nothing reads after folding and Conv+BN fusion
+// are dropped (as torch.onnx drops them after its folding).
 struct PassStats {
   size_t folded_nodes = 0;
   size_t fused_conv_bn = 0;
@@ -90,6 +97,7 @@ struct PassStats {
   size_t merged_nodes = 0;
   size_t deduplicated_initializers = 0;
   size_t removed_dead_nodes = 0;
+  std::vector<std::string> dropped_inputs;
   // One line per pass that changed something, for --verbose: "constant folding: 12 nodes folded".
   std::vector<std::string> summary() const;
 };

@@ -1,0 +1,77 @@
+#include "3_export/2_prepare/resized_run.h"
+
+#include <sstream>
+
+namespace onnxport::core {
+
+namespace {
+
+std::string shape_text(at::IntArrayRef sizes) {
+  std::ostringstream os;
+  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? "x" : "") << sizes[i];
+  return sizes.empty() ? "scalar" : os.str();
+}
+
+// Which slice a grown axis repeats: index-like values (lengths, positions) stay valid when the
+// new slice copies an existing one; the first and the last suit sorted data in either order.
+enum class Repeat { First, Last };
+
+at::Tensor grow(const at::Tensor& t, const std::map<int64_t, std::string>& axes, Repeat repeat) {
+  at::Tensor out = t;
+  for (const auto& [axis, name] : axes) {
+    if (axis >= out.dim() || out.size(axis) == 0) continue;
+    const int64_t at = repeat == Repeat::First ? 0 : out.size(axis) - 1;
+    out = at::cat({out, out.narrow(axis, at, 1)}, axis);
+  }
+  return out;
+}
+
+// The interpreter's message ends with the failing op's own error: keep that line.
+std::string last_line(const std::string& message) {
+  const auto end = message.find_last_not_of("\n ");
+  if (end == std::string::npos) return message;
+  const auto newline = message.rfind('\n', end);
+  const size_t start = newline == std::string::npos ? 0 : newline + 1;
+  return message.substr(start, end + 1 - start);
+}
+
+}  // namespace
+
+ResizedRun run_resized(const PreparedGraph& prepared, const std::vector<std::string>& input_names,
+                       const ExportOptions& o) {
+  ResizedRun run;
+  if (o.dynamic_axes.empty() || !o.check_dynamic_axes) return run;
+  std::string failures;
+  for (const Repeat repeat : {Repeat::First, Repeat::Last}) {
+    std::vector<c10::IValue> inputs;
+    if (prepared.self) inputs.push_back(prepared.self->_ivalue());
+    std::ostringstream what;
+    for (size_t k = 0; k < prepared.example_tensors.size(); ++k) {
+      const at::Tensor& t = prepared.example_tensors[k];
+      const auto axes = k < input_names.size() ? o.dynamic_axes.find(input_names[k]) : o.dynamic_axes.end();
+      if (axes == o.dynamic_axes.end()) {
+        inputs.emplace_back(t);
+        continue;
+      }
+      const at::Tensor grown = grow(t, axes->second, repeat);
+      if (!grown.sizes().equals(t.sizes()))
+        what << (what.tellp() > 0 ? ", " : "") << input_names[k] << " " << shape_text(t.sizes()) << " -> "
+             << shape_text(grown.sizes());
+      inputs.emplace_back(grown);
+    }
+    run.inputs = what.str();
+    if (run.inputs.empty()) return run;
+    try {
+      for (const auto& [value, tensor] : run_and_collect(*prepared.graph, inputs))
+        run.sizes[value] = tensor.sizes().vec();
+      run.failure.clear();
+      return run;
+    } catch (const std::exception& e) {
+      run.sizes.clear();
+      if (run.failure.empty()) run.failure = last_line(e.what());
+    }
+  }
+  return run;
+}
+
+}  // namespace onnxport::core

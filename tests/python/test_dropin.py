@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""onnxport.export where torch.onnx.export was called: the same graph inputs and outputs as
+torch.onnx makes for the same call (count, order, names, dtypes), torch.onnx's leniency, and each
+file checked in ONNX Runtime against PyTorch.
+
+Environment as for test_package.py.
+"""
+import os
+import shutil
+import sys
+import unittest
+import warnings
+
+import onnx
+import torch
+
+from test_package import ort_matches, save_manifest
+
+import onnxport  # noqa: E402  (on the path test_package.py sets)
+
+TMP = os.path.join(os.environ["ONNXPORT_TEST_TMP"], "dropin")
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def io_names(graph):
+    return [i.name for i in graph.input], [o.name for o in graph.output]
+
+
+def elem_types(values):
+    return [v.type.tensor_type.elem_type for v in values]
+
+
+def dim_params(value):
+    return [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
+
+
+class Detector(torch.nn.Module):
+    """Returns a list of dicts, one per image, as torchvision's detection models do."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = torch.nn.Linear(4, 5)
+
+    def forward(self, images):
+        out = []
+        for image in images:
+            scores = self.head(image)
+            out.append({"boxes": image * 2, "scores": scores, "labels": scores.argmax(-1)})
+        return out
+
+
+class NestedArgs(torch.nn.Module):
+    """Takes a dict, a list, a number and None; returns a tuple holding a list."""
+
+    def forward(self, named, listed, scale, nothing=None):
+        total = named["a"] + listed[0] * scale
+        return total, [named["b"] - listed[1], total.sum()]
+
+
+class PairsOnly(torch.nn.Module):
+    """Runs only on an even number of rows: a dynamic axis grown by one cannot run it."""
+
+    def forward(self, x):
+        return x.view(-1, 2, x.shape[1]).sum(1)
+
+
+class DropInTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        shutil.rmtree(TMP, ignore_errors=True)
+        os.makedirs(TMP)
+        torch.manual_seed(0)
+
+    def export_both(self, model, args, name, **kwargs):
+        """Exports with onnxport and with torch.onnx; returns both graphs and onnxport's warnings."""
+        ours, theirs = path(f"{name}.onnx"), path(f"{name}.torch.onnx")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            onnxport.export(model, args, ours, **kwargs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, args, theirs, **kwargs)
+        return onnx.load(ours).graph, onnx.load(theirs).graph, [str(w.message) for w in caught]
+
+    def assert_runs_like_pytorch(self, name, inputs, outputs):
+        ok, log = ort_matches(path(f"{name}.onnx"), save_manifest(f"dropin_{name}", inputs, outputs))
+        self.assertTrue(ok, log)
+
+    def test_a_list_of_dicts_is_flattened_into_outputs_as_torch_onnx_does(self):
+        model = Detector().eval()
+        images = [torch.randn(3, 4), torch.randn(3, 4)]
+        ours, theirs, _ = self.export_both(model, (images,), "detector", opset_version=13)
+        self.assertEqual(len(ours.input), len(theirs.input))
+        self.assertEqual(len(ours.output), len(theirs.output))
+        self.assertEqual(len(ours.output), 6)
+        self.assertEqual(elem_types(ours.output), elem_types(theirs.output))
+        flat = [t for per_image in model(images) for t in per_image.values()]
+        self.assertEqual(len(flat), 6)
+        self.assert_runs_like_pytorch("detector", images, flat)
+
+    def test_dicts_lists_numbers_and_none_in_args_become_inputs_as_in_torch_onnx(self):
+        model = NestedArgs()
+        named = {"a": torch.randn(2, 3), "b": torch.randn(2, 3)}
+        listed = [torch.randn(2, 3), torch.randn(2, 3)]
+        args = (named, listed, 3, None)
+        ours, theirs, _ = self.export_both(model, args, "nested", opset_version=17)
+        # a, b, the two list items and the number (an int64 0-d input); None is no input
+        self.assertEqual(len(ours.input), 5)
+        self.assertEqual(elem_types(ours.input), elem_types(theirs.input))
+        self.assertEqual(len(ours.output), len(theirs.output))
+        total, (diff, summed) = model(*args)
+        inputs = [named["a"], named["b"], listed[0], listed[1], torch.tensor(3)]
+        self.assert_runs_like_pytorch("nested", inputs, [total, diff, summed])
+
+    def test_inputs_the_graph_never_reads_are_dropped_as_torch_onnx_drops_them(self):
+        class FirstOnly(torch.nn.Module):
+            def forward(self, x, y, z):
+                return x * 2 + z
+
+        args = (torch.randn(2), torch.randn(3), torch.randn(2))
+        ours, theirs, _ = self.export_both(FirstOnly(), args, "unused", input_names=["x", "y", "z"])
+        self.assertEqual(io_names(ours)[0], ["x", "z"])
+        self.assertEqual(io_names(ours)[0], io_names(theirs)[0])
+        self.assert_runs_like_pytorch("unused", [args[0], args[2]], [FirstOnly()(*args)])
+
+    def test_dynamic_axes_naming_nothing_warn_and_list_axes_are_named_by_position(self):
+        model = torch.nn.Linear(4, 2)
+        x = torch.randn(3, 5, 4)
+        ours, theirs, caught = self.export_both(model, (x,), "axes", input_names=["x"],
+                                                dynamic_axes={"x": [0, 1], "not_a_value": {0: "n"}})
+        self.assertTrue(any("'not_a_value'" in w and "ignored" in w for w in caught), caught)
+        self.assertEqual(dim_params(ours.input[0]), ["x_dynamic_axes_1", "x_dynamic_axes_2", 4])
+        self.assertEqual(dim_params(ours.input[0]), dim_params(theirs.input[0]))
+        x2 = torch.randn(2, 7, 4)
+        self.assert_runs_like_pytorch("axes", [x2], [model(x2)])
+
+    def test_a_model_that_cannot_run_with_the_axes_grown_is_written_with_a_warning(self):
+        model = PairsOnly()
+        x = torch.randn(4, 3)
+        ours, _, caught = self.export_both(model, (x,), "pairs", input_names=["x"], dynamic_axes={"x": {0: "rows"}})
+        self.assertTrue(any("dynamic axes are not proven" in w and "x 4x3 -> 5x3" in w for w in caught), caught)
+        self.assertEqual(dim_params(ours.input[0]), ["rows", 3])
+        x6 = torch.randn(6, 3)
+        self.assert_runs_like_pytorch("pairs", [x6], [model(x6)])
+
+    def test_a_transformer_encoder_with_a_padding_mask_traces_as_torch_onnx_traces_it(self):
+        layer = torch.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, batch_first=True)
+        model = torch.nn.TransformerEncoder(layer, num_layers=2).eval()
+        x = torch.randn(2, 5, 8)
+        mask = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+        self.export_both(model, (x, {"src_key_padding_mask": mask}), "encoder", opset_version=17)
+        # With autograd on, as torch.onnx traces it (under no_grad torch 1.13 takes the nested-tensor
+        # fast path, which has no ONNX form and zeroes the padded positions).
+        self.assert_runs_like_pytorch("encoder", [x, mask], [model(x, src_key_padding_mask=mask)])
+
+
+if __name__ == "__main__":
+    unittest.main()
