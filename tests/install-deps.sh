@@ -20,7 +20,7 @@ packages=(
   python3-torch python3-torchvision python3-onnx python3-numpy
   pybind11-dev python3-dev
   graphviz chromium
-  libonnx-testdata man-db groff-base
+  libonnx-testdata man-db groff-base curl xz-utils
   clang-14 libclang-rt-14-dev
 )
 # Node may come from another packaging of nodejs that bundles npm: only add Debian's if absent.
