@@ -388,6 +388,11 @@ std::vector<OptionRow> make_rows() {
   rows.push_back(switch_row("check_dynamic_axes", "--no-dynamic-check", &O::check_dynamic_axes, false,
                             "with dynamic axes, skip re-running the model at other sizes to prove no size was "
                             "baked in"));
+  rows.push_back(switch_row("warn_unproven_dynamic_axes", "--warn-unproven-dynamic-axes",
+                            &O::warn_unproven_dynamic_axes, true,
+                            "when the model cannot run with the dynamic axes grown (its data forbids other sizes, "
+                            "or a size was baked in), write the file with a warning instead of failing (the Python "
+                            "package's default)"));
   rows.push_back(switch_row("drop_unused_inputs", "--drop-unused-inputs", &O::drop_unused_inputs, true,
                             "drop graph inputs the exported graph never reads, as torch.onnx does (the Python "
                             "package's default)"));

@@ -105,7 +105,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       OnnxModel model;
       const ConvertStats converted = timed("convert", [&] { return convert_to_onnx(*prepared, ctx, model); });
       const DynamicAxesProof proof = timed(
-          "prove dynamic axes", [&] { return prove_dynamic_axes(*prepared, converted.value_names, model, model_file_); });
+          "prove dynamic axes", [&] { return prove_dynamic_axes(*prepared, converted.value_names, model, options_, model_file_); });
       report_.dynamic_checks = proof.runs;
       if (after_passes_) {  // the passes too, so that nodes and names are the written file's
         timed("onnx passes", [&] { return run_onnx_passes(model, options_); });

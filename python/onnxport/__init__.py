@@ -78,8 +78,9 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
                 "dynamic_axes": _without_repeated_axes(dynamic_axes), "custom_opsets": custom_opsets,
                 "plugin_dirs": plugin_dirs}
     # torch.onnx's leniency, which the command line does not have: inputs the graph never reads
-    # are dropped, and dynamic_axes names that match nothing are a warning.
-    options.update(drop_unused_inputs=True, ignore_unknown_dynamic_axes=True)
+    # are dropped; dynamic_axes names that match nothing, and dynamic axes the model cannot run
+    # grown (no proof either way), are warnings.
+    options.update(drop_unused_inputs=True, ignore_unknown_dynamic_axes=True, warn_unproven_dynamic_axes=True)
     options.update({k: _jsonable(v) for k, v in optional.items() if v is not None})
     options.update({k: _jsonable(v) for k, v in onnxport_options.items()})
     if "inputs" in options:

@@ -75,6 +75,7 @@ SAMPLES = {
     "mode": Sample("--mode", "trace", "script", ["--mode", "auto"], "script", "auto"),
     "check_dynamic_axes": switch("--no-dynamic-check", True),
     "drop_unused_inputs": switch("--drop-unused-inputs", False),
+    "warn_unproven_dynamic_axes": switch("--warn-unproven-dynamic-axes", False),
     "ignore_unknown_dynamic_axes": switch("--ignore-unknown-dynamic-axes", False),
     "operator_export_type": Sample("--operator-export-type", "onnx", "onnx_aten",
                                    ["--operator-export-type", "onnx_fallthrough"], "onnx_aten", "onnx_fallthrough"),

@@ -13,19 +13,25 @@ ErrorContext context_of(const torch::jit::Node* n, const std::string& model_file
 }  // namespace
 
 DynamicAxesProof prove_dynamic_axes(const PreparedGraph& prepared, const ValueNames& names, const OnnxModel& model,
-                                    const std::string& model_file) {
+                                    const ExportOptions& options, const std::string& model_file) {
   DynamicAxesProof proof;
   const ResizedRun& resized = prepared.resized;
   if (resized.inputs.empty()) return proof;
-  if (!resized.ran()) {
+  const std::string hint =
+      "use --mode script, or compute the size from the tensor (x.size(0), x.shape) rather than a Python number; "
+      "if the model only works at particular sizes, --no-dynamic-check skips this check";
+  if (!resized.ran() && options.warn_unproven_dynamic_axes) {
     proof.warnings.push_back("the dynamic axes are not proven: with them resized (" + resized.inputs +
                              ") the model does not run on the example inputs (" + resized.failure +
                              "), so no size the export fixed was checked at another size");
     return proof;
   }
-  const std::string hint =
-      "use --mode script, or compute the size from the tensor (x.size(0), x.shape) rather than a Python number; "
-      "if the model only works at particular sizes, --no-dynamic-check skips this check";
+  if (!resized.ran())
+    throw ExportError("with the dynamic axes resized (" + resized.inputs + ") the model no longer runs: " +
+                          resized.failure + ": a size of the example input was baked in, or the model only runs at "
+                          "particular sizes",
+                      ErrorContext::for_file(model_file, hint + " (--warn-unproven-dynamic-axes writes the file "
+                                                                "with a warning)"));
   for (const auto& [value, onnx_name] : names) {
     auto grown = resized.sizes.find(value);
     auto type = model.value_types.find(onnx_name);

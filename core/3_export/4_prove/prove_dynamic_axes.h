@@ -3,12 +3,14 @@
 // dynamic input axis one larger (2_prepare/resized_run.h); every exported value whose ONNX type
 // claims a fixed size must have had that size in that run. A size the export baked in (a trace's
 // Reshape target, an unrolled loop) fails here, naming the op, instead of producing a model that
-// breaks at other sizes. A model that cannot run at the grown sizes at all (its own data forbids
-// it) is exported with a warning: that is no evidence of a baked-in size.
+// breaks at other sizes. A model that cannot run at the grown sizes at all is no evidence either
+// way (a baked size, or data that forbids other sizes): it fails, or with
+// options.warn_unproven_dynamic_axes is exported with a warning.
 #include <string>
 #include <vector>
 
 #include "1_base/onnx_ir.h"
+#include "onnxport/options.h"
 #include "3_export/2_prepare/torch_graph.h"
 
 namespace onnxport::core {
@@ -24,6 +26,6 @@ struct DynamicAxesProof {
 // Throws ExportError naming the first node whose exported size is fixed but changed with a
 // dynamic axis.
 DynamicAxesProof prove_dynamic_axes(const PreparedGraph& prepared, const ValueNames& names, const OnnxModel& model,
-                                    const std::string& model_file);
+                                    const ExportOptions& options, const std::string& model_file);
 
 }  // namespace onnxport::core

@@ -60,6 +60,10 @@ struct ExportOptions {
   // With dynamic axes: run the TorchScript graph again at other sizes of those axes and fail if
   // the export fixed a size that changes (a baked-in Reshape target, an unrolled loop).
   bool check_dynamic_axes = true;
+  // When the model cannot run with the dynamic axes grown at all, the proof has no evidence either
+  // way (the model's own data may forbid other sizes, or a size was baked in): false fails the
+  // export; true writes it with a warning (the Python package's default: torch.onnx checks nothing).
+  bool warn_unproven_dynamic_axes = false;
   // Graph inputs that no node reads once the passes ran are dropped, as torch.onnx drops them
   // (the Python package's default, so that ONNX Runtime is fed as for torch.onnx's file).
   bool drop_unused_inputs = false;
