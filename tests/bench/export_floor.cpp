@@ -18,7 +18,7 @@
 
 #include "5_cli/huge_pages.h"
 #include "1_base/npy.h"
-#include "2_eval/fold_kernels.h"
+#include "1_base/torch_tensors.h"
 #include "1_base/output_file.h"
 
 namespace {

@@ -7,7 +7,6 @@ Environment as for test_package.py.
 """
 import os
 import shutil
-import sys
 import unittest
 import warnings
 
