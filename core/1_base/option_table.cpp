@@ -10,6 +10,7 @@
 #include <limits>
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 #include <type_traits>
 
@@ -448,15 +449,24 @@ std::string key_hint(const std::string& key) {
   return listing;
 }
 
-Json read_json_object(const std::string& path) {
-  core::require_regular_file(path, "the config file", "give --config the path of a JSON file");
-  std::ifstream in(path);
-  if (!in) throw config_error("cannot open config file '" + path + "'", "check the path given to --config");
-  Json j;
-  // nlohmann keeps the last of two equal keys silently: a config saying two things is refused.
+// Option values nest a few levels ({"dynamic_axes": {"x": {"0": "batch"}}}); far deeper text is
+// refused while it is parsed, before anything walks it recursively (200,000 levels overflowed the stack).
+constexpr int kMaxJsonDepth = 64;
+
+// Parses `source` (a stream or a string) as JSON that nests at most kMaxJsonDepth levels and
+// repeats no key within an object (nlohmann would keep the last of two silently: a config
+// saying two things is refused). `origin` starts every message.
+template <typename Source>
+Json parse_bounded_json(Source&& source, const std::string& origin, const std::string& syntax_hint) {
   std::vector<std::set<std::string>> keys;  // per open object
   std::string repeated;
-  auto track_keys = [&](int, Json::parse_event_t event, Json& parsed) {
+  bool too_deep = false;
+  auto watch = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    const bool opens = event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+    if (opens && depth >= kMaxJsonDepth) {
+      too_deep = true;
+      throw std::length_error("nesting");
+    }
     if (event == Json::parse_event_t::object_start) keys.emplace_back();
     if (event == Json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
     if (event == Json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
@@ -464,13 +474,25 @@ Json read_json_object(const std::string& path) {
       repeated = parsed.get<std::string>();
     return true;
   };
+  Json j;
   try {
-    j = Json::parse(in, track_keys);
+    j = Json::parse(std::forward<Source>(source), watch);
   } catch (const Json::exception& e) {
-    throw config_error("config file '" + path + "' is not valid JSON: " + e.what(), "fix the JSON syntax");
+    throw config_error(origin + " is not valid JSON: " + e.what(), syntax_hint);
+  } catch (const std::length_error&) {
+    if (!too_deep) throw;
+    throw config_error(origin + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                       "options nest at most 3 levels; is this the right file?");
   }
-  if (!repeated.empty())
-    throw config_error("config file '" + path + "': key '" + repeated + "' appears twice", "keep one of them");
+  if (!repeated.empty()) throw config_error(origin + ": key '" + repeated + "' appears twice", "keep one of them");
+  return j;
+}
+
+Json read_json_object(const std::string& path) {
+  core::require_regular_file(path, "the config file", "give --config the path of a JSON file");
+  std::ifstream in(path);
+  if (!in) throw config_error("cannot open config file '" + path + "'", "check the path given to --config");
+  Json j = parse_bounded_json(in, "config file '" + path + "'", "fix the JSON syntax");
   if (!j.is_object())
     throw config_error("config file '" + path + "' must hold a JSON object", R"(e.g. {"opset_version": 13})");
   return j;
@@ -512,12 +534,7 @@ void load_config_file(const std::string& path, ExportOptions& o) {
 }
 
 void apply_options_json(const std::string& json_object, const std::string& origin, ExportOptions& o) {
-  Json config;
-  try {
-    config = Json::parse(json_object);
-  } catch (const Json::exception& e) {
-    throw config_error(origin + ": the options are not valid JSON: " + e.what(), "pass a JSON object");
-  }
+  const Json config = parse_bounded_json(json_object, origin + ": the options", "pass a JSON object");
   if (!config.is_object()) throw config_error(origin + ": the options are not a JSON object", "pass a JSON object");
   apply_config(config, origin, "argument", o);
 }

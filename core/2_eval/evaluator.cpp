@@ -5,6 +5,7 @@
 #include <fstream>
 #include <unordered_map>
 
+#include "1_base/external_data.h"
 #include "2_eval/aten_kernels.h"
 
 namespace onnxport::core::eval {
@@ -35,28 +36,23 @@ void for_each_node(const onnx::GraphProto& graph, const std::function<void(const
 
 at::Tensor load_initializer(const onnx::TensorProto& t, const std::string& base_dir) {
   if (t.data_location() != onnx::TensorProto::EXTERNAL) return tensor_from_proto(t);
-  std::string location;
-  int64_t offset = 0, length = -1;
-  for (const auto& entry : t.external_data()) {
-    if (entry.key() == "location") location = entry.value();
-    if (entry.key() == "offset") offset = std::stoll(entry.value());
-    if (entry.key() == "length") length = std::stoll(entry.value());
-  }
-  if (location.empty()) throw EvalError("initializer '" + t.name() + "' has external data without a location");
-  const std::string file = base_dir.empty() ? location : base_dir + "/" + location;
+  const ExternalDataRef data = resolve_external_data(t, base_dir);
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
-  at::Tensor out = at::empty(shape, at::TensorOptions().dtype(scalar_type_of_onnx(t.data_type())));
+  const at::ScalarType type = scalar_type_of_onnx(t.data_type());
+  if (const std::string why = too_large_for_memory(shape, type); !why.empty())
+    throw EvalError("initializer '" + t.name() + "': " + why);
+  at::Tensor out = at::empty(shape, at::TensorOptions().dtype(type));
   const auto nbytes = static_cast<int64_t>(out.nbytes());
-  if (length >= 0 && length != nbytes)
-    throw EvalError("initializer '" + t.name() + "': its external data is " + std::to_string(length) +
+  if (data.length >= 0 && data.length != nbytes)
+    throw EvalError("initializer '" + t.name() + "': its external data is " + std::to_string(data.length) +
                     " bytes, its type needs " + std::to_string(nbytes));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw EvalError("initializer '" + t.name() + "': cannot open its external data file '" + file + "'");
-  in.seekg(offset);
+  std::ifstream in(data.path, std::ios::binary);
+  if (!in) throw EvalError("initializer '" + t.name() + "': cannot open its external data file '" + data.path + "'");
+  in.seekg(data.offset);
   in.read(static_cast<char*>(out.data_ptr()), nbytes);
   if (in.gcount() != nbytes)
-    throw EvalError("initializer '" + t.name() + "': external data file '" + file + "' ends before offset " +
-                    std::to_string(offset + nbytes));
+    throw EvalError("initializer '" + t.name() + "': external data file '" + data.path + "' ends before offset " +
+                    std::to_string(data.offset + nbytes));
   return out;
 }
 

@@ -124,6 +124,17 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const KernelContext& ctx);
 // Half and bfloat16 as float (other types as they are): ATen's CPU kernels lack several ops for
 // them (convolution, pooling, softmax, cumsum, mm); the caller casts the result back.
 at::Tensor widened(const at::Tensor& t);
+// Outputs whose size a file decides (ConstantOfShape's shape, Tile's repeats, Range's bounds...)
+// are checked before they are allocated: with overcommit a too large one would be granted and
+// the process killed while it is filled. Empty when a tensor of `dims` and `type` fits in this
+// machine's physical memory; otherwise why not ("shape [1099511627776] of float (4 TiB) is larger
+// than this machine's memory (23.4 GiB)").
+std::string too_large_for_memory(c10::IntArrayRef dims, at::ScalarType type);
+// Lowers the limit below physical memory (0: back to physical memory). The run fuzz target keeps
+// each input's tensors small this way; the product never calls it.
+void set_evaluator_memory_limit(int64_t bytes);
+// KernelError naming the op when too_large_for_memory says so.
+void require_fits_in_memory(const KernelContext& ctx, c10::IntArrayRef dims, at::ScalarType type);
 // One output.
 inline std::vector<EvalValue> single(at::Tensor t) { return {EvalValue(std::move(t))}; }
 

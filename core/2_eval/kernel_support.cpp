@@ -1,4 +1,8 @@
 // KernelContext and the helpers kernel families share; the table of every standard kernel.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 
 #include "2_eval/kernel.h"
@@ -147,11 +151,62 @@ at::Tensor from_field(const Field& field, const std::vector<int64_t>& shape, at:
 
 }  // namespace
 
+namespace {
+
+std::string byte_size_text(double bytes) {
+  const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 6) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit ? "%.1f %s" : "%.0f %s", bytes, units[unit]);
+  return text;
+}
+
+std::atomic<int64_t> memory_limit{0};
+
+double physical_memory() {
+  static const double bytes =
+      static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  return bytes;
+}
+
+}  // namespace
+
+void set_evaluator_memory_limit(int64_t bytes) { memory_limit = bytes; }
+
+std::string too_large_for_memory(c10::IntArrayRef dims, at::ScalarType type) {
+  std::string shape = "[";
+  for (size_t i = 0; i < dims.size(); ++i) shape += (i ? ", " : "") + std::to_string(dims[i]);
+  shape += "]";
+  int64_t bytes = static_cast<int64_t>(c10::elementSize(type));
+  bool overflow = false;
+  for (int64_t d : dims) {
+    if (d < 0) return "shape " + shape + " has a negative dimension";
+    overflow = overflow || __builtin_mul_overflow(bytes, d, &bytes);
+  }
+  const std::string of = "shape " + shape + " of " + std::string(c10::toString(type));
+  if (overflow) return of + " has more bytes than a 64-bit size can count";
+  const double memory = memory_limit > 0 ? static_cast<double>(memory_limit.load()) : physical_memory();
+  if (static_cast<double>(bytes) <= memory) return {};
+  return of + " (" + byte_size_text(static_cast<double>(bytes)) + ") is larger than this machine's memory (" +
+         byte_size_text(memory) + ")";
+}
+
+void require_fits_in_memory(const KernelContext& ctx, c10::IntArrayRef dims, at::ScalarType type) {
+  const std::string why = too_large_for_memory(dims, type);
+  if (!why.empty()) ctx.fail("the output of " + why);
+}
+
 at::Tensor tensor_from_proto(const onnx::TensorProto& t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     throw KernelError("tensor '" + t.name() + "' keeps its data in an external file");
   const at::ScalarType type = scalar_type_of_onnx(t.data_type());
   const std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  if (const std::string why = too_large_for_memory(shape, type); !why.empty())
+    throw KernelError("tensor '" + t.name() + "': " + why);
   const auto options = at::TensorOptions().dtype(type);
   if (t.has_raw_data()) {
     auto out = at::empty(shape, options);

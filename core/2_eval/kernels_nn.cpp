@@ -649,6 +649,7 @@ at::Tensor resized(const KernelContext& ctx, const at::Tensor& x0, const ResizeA
                    const std::vector<int64_t>& out, const std::vector<double>& scales, const std::vector<double>& roi) {
   if (a.mode != Interpolation::nearest && !at::isFloatingType(x0.scalar_type()))
     ctx.fail("linear and cubic resizing of " + std::string(c10::toString(x0.scalar_type())) + " is not evaluated");
+  require_fits_in_memory(ctx, out, x0.scalar_type());
   at::Tensor y = a.mode == Interpolation::nearest ? x0 : widened(x0);
   const int64_t rank = x0.dim();
   at::Tensor outside;

@@ -3,6 +3,7 @@
 // Compress, OneHot, Trilu, EyeLike, DepthToSpace/SpaceToDepth, Unique, ReverseSequence.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -222,8 +223,14 @@ std::vector<EvalValue> tile(const KernelContext& ctx) {
     repeats.assign(x.dim(), 1);
     repeats[normalize_axis(ctx.input(2).item<int64_t>(), x.dim(), ctx)] = ctx.input(1).item<int64_t>();
   }
-  for (int64_t r : repeats)
-    if (r < 0) ctx.fail("negative repeat count");
+  std::vector<int64_t> out_dims;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    if (repeats[i] < 0) ctx.fail("negative repeat count");
+    out_dims.push_back(repeats[i] * x.size(static_cast<int64_t>(i)));
+    if (x.size(static_cast<int64_t>(i)) != 0 && out_dims.back() / x.size(static_cast<int64_t>(i)) != repeats[i])
+      ctx.fail("repeats " + std::to_string(repeats[i]) + " overflow the dimension");
+  }
+  require_fits_in_memory(ctx, out_dims, x.scalar_type());
   return single(x.repeat(repeats));
 }
 
@@ -231,7 +238,9 @@ std::vector<EvalValue> expand(const KernelContext& ctx) {
   const at::Tensor& x = ctx.input(0);
   const auto shape = int_values(ctx.input(1));
   // Bidirectional broadcasting: the output may keep an input dimension where the shape has 1.
-  return single(x.expand(at::infer_size(x.sizes(), shape)).contiguous());
+  const std::vector<int64_t> out_dims = at::infer_size(x.sizes(), shape);
+  require_fits_in_memory(ctx, out_dims, x.scalar_type());
+  return single(x.expand(out_dims).contiguous());
 }
 
 // --- slicing ------------------------------------------------------------------------------
@@ -308,6 +317,14 @@ std::vector<EvalValue> pad(const KernelContext& ctx) {
   if (!pads) ctx.fail("pads are missing");
   if (static_cast<int64_t>(pads->size()) != 2 * rank)
     ctx.fail("pads has " + std::to_string(pads->size()) + " entries for rank " + std::to_string(rank));
+  std::vector<int64_t> out_dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = x.size(d);
+    if (__builtin_add_overflow(size, (*pads)[d], &size) || __builtin_add_overflow(size, (*pads)[d + rank], &size))
+      ctx.fail("pads overflow axis " + std::to_string(d));
+    out_dims.push_back(std::max<int64_t>(size, 0));
+  }
+  require_fits_in_memory(ctx, out_dims, x.scalar_type());
   if (mode == "constant") {
     at::Scalar value = ctx.opset() < 11   ? at::Scalar(static_cast<double>(ctx.attr_f("value", 0.f)))
                        : ctx.has_input(2) ? ctx.input(2).reshape({}).item()
@@ -478,6 +495,7 @@ std::vector<EvalValue> constant_of_shape(const KernelContext& ctx) {
     if (d < 0) ctx.fail("negative dimension in the shape");
   at::Tensor value = ctx.attr_t("value").value_or(at::zeros({1}, at::kFloat));
   if (value.numel() != 1) ctx.fail("value must have exactly one element");
+  require_fits_in_memory(ctx, dims, value.scalar_type());
   return single(at::empty(dims, value.options()).fill_(value.reshape({})));
 }
 
@@ -488,13 +506,20 @@ std::vector<EvalValue> range(const KernelContext& ctx) {
   if (at::isFloatingType(type)) {
     const double s = start.item<double>(), l = limit.item<double>(), d = delta.item<double>();
     if (d == 0) ctx.fail("delta is 0");
-    const auto n = static_cast<int64_t>(std::max(std::ceil((l - s) / d), 0.0));
+    const double count = std::max(std::ceil((l - s) / d), 0.0);
+    if (!(count < 9.2e18)) ctx.fail("the range holds more elements than a 64-bit size can count");
+    const auto n = static_cast<int64_t>(count);
+    require_fits_in_memory(ctx, {n}, at::kDouble);
     return single((at::arange(n, at::kDouble) * d + s).to(type));
   }
   const int64_t s = start.item<int64_t>(), l = limit.item<int64_t>(), d = delta.item<int64_t>();
   if (d == 0) ctx.fail("delta is 0");
-  const int64_t span = d > 0 ? l - s : s - l, step = d > 0 ? d : -d;
-  const int64_t n = span > 0 ? (span + step - 1) / step : 0;
+  int64_t span = 0;
+  if (d == std::numeric_limits<int64_t>::min() || (d > 0 ? __builtin_sub_overflow(l, s, &span) : __builtin_sub_overflow(s, l, &span)))
+    ctx.fail("the range holds more elements than a 64-bit size can count");
+  const int64_t step = d > 0 ? d : -d;
+  const int64_t n = span > 0 ? span / step + (span % step != 0) : 0;
+  require_fits_in_memory(ctx, {n}, at::kLong);
   return single((at::arange(n, at::kLong) * d + s).to(type));
 }
 
@@ -509,7 +534,10 @@ std::vector<EvalValue> one_hot(const KernelContext& ctx) {
   if (ctx.input(1).numel() != 1) ctx.fail("depth must have one element");
   const auto depth = static_cast<int64_t>(ctx.input(1).reshape({}).item<double>());
   if (depth < 1) ctx.fail("depth must be positive");
+  std::vector<int64_t> out_dims = indices.sizes().vec();
+  out_dims.push_back(depth);
   const at::Tensor& values = ctx.input(2);
+  require_fits_in_memory(ctx, out_dims, values.scalar_type());
   if (values.numel() != 2) ctx.fail("values must be [off_value, on_value]");
   at::Tensor idx = indices.to(at::kLong);
   if (ctx.opset() >= 11) idx = at::where(idx < 0, idx + depth, idx);  // indices in [-depth, -1] count from the end

@@ -15,6 +15,10 @@
 namespace onnxport {
 
 void load_op_library(const std::string& path) {
+  // dlopen("") returns the program itself: it would "succeed" having loaded nothing.
+  if (path.empty())
+    throw ConfigError("--load-op-library '': the path is empty",
+                      ErrorContext::with_hint("pass the path of a shared library that registers torch ops (TORCH_LIBRARY)"));
   // RTLD_LAZY: Python extension modules (torchvision's _C) carry Python symbols that op
   // registration never calls. RTLD_GLOBAL: kernels may be shared between libraries.
   if (!::dlopen(path.c_str(), RTLD_LAZY | RTLD_GLOBAL)) {

@@ -8,6 +8,7 @@
 
 #include "3_export/3_convert/convert.h"
 #include "3_export/6_write/model_writer.h"
+#include "3_export/6_write/type_support.h"
 #include "3_export/6_write/model_check.h"
 #include "1_base/graph_printer.h"
 #include "onnxport/errors.h"
@@ -122,6 +123,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       // weight) replaces its original instead of sitting beside it.
       prepared.reset();
       report_.pass_results = timed("onnx passes", [&] { return run_onnx_passes(model, options_); }).summary();
+      refuse_bfloat16_where_onnx_has_none(model, model_file_);
       const ModelMeta meta = model_meta_for(model);
       WriteProgress bytes_written;
       if (progress_)

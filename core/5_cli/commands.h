@@ -14,6 +14,12 @@
 
 namespace onnxport::cli {
 
+// The exit codes, listed in the man page (EXIT STATUS) and the README.
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;    // an onnxport error: the model, a file or an option; or verify found a mismatch
+constexpr int kExitUsage = 2;     // the command line itself: an unknown flag, a missing argument
+constexpr int kExitInternal = 3;  // anything unexpected: an onnxport bug
+
 struct Command {
   CLI::App* app = nullptr;   // true when this sub-command was given
   std::function<int()> run;  // returns the exit code; onnxport errors are thrown

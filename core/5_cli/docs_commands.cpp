@@ -160,8 +160,13 @@ std::string man_page(const CLI::App& app) {
     }
   }
   page +=
-      ".SH EXIT STATUS\n0 when the command did what was asked; non\\-zero otherwise, with one line on standard "
-      "error that names the file, op, op pack or module path at fault and what to do next.\n";
+      ".SH EXIT STATUS\n"
+      ".TP\n" + std::to_string(kExitOk) + "\nthe command did what was asked\n"
+      ".TP\n" + std::to_string(kExitFailed) + "\nit did not: the model, a file or an option is at fault (or "
+      "\\fBverify\\fR found outputs that differ); one line on standard error names the file, op, op pack or "
+      "module path and what to do next, and no output file is left\n"
+      ".TP\n" + std::to_string(kExitUsage) + "\nthe command line is wrong: an unknown flag, a missing argument\n"
+      ".TP\n" + std::to_string(kExitInternal) + "\nsomething unexpected happened: an onnxport bug, to be reported\n";
   page +=
       ".SH SEE ALSO\nREADME.md and docs/ in the onnxport sources: the export options, op packs, the export "
       "report's JSON schema.\n";

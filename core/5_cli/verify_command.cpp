@@ -17,7 +17,7 @@ namespace {
 size_t failing_set(const VerifyResult& result) {
   for (size_t k = 0; k < result.samples.size(); ++k)
     if (!result.samples[k].ok) return k + 1;
-  return 1;
+  return kExitFailed;
 }
 
 }  // namespace
@@ -55,7 +55,7 @@ int print_verification(const VerifyResult& result, bool print_nodes) {
   std::cout << "verify: " << result.verdict << "\n";
   if (result.ok) return 0;
   std::cerr << "onnxport: verification failed: " << result.verdict << "\n";
-  return 1;
+  return kExitFailed;
 }
 
 Command add_verify_command(CLI::App& app) {

@@ -1,5 +1,6 @@
 #include "onnxport/tensor.h"
 
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -165,6 +166,15 @@ Tensor Tensor::scalar_of(DType dtype, double v) {
       else
         h = static_cast<uint16_t>(sign | (static_cast<uint32_t>(exp) << 10) | ((mant + 0x1000u) >> 13));
       return from_values(dtype, {}, &h, 1);
+    }
+    case DType::BFloat16: {
+      // The float's upper 16 bits, rounded to nearest even; NaN stays a (quiet) NaN.
+      float f = static_cast<float>(v);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      const uint16_t b = std::isnan(f) ? uint16_t{0x7fc0}
+                                       : static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+      return from_values(dtype, {}, &b, 1);
     }
     default: throw ArgumentError(std::string("cannot make a scalar constant of dtype ") + dtype_name(dtype));
   }

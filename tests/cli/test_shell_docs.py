@@ -83,6 +83,26 @@ class ShellDocsTest(unittest.TestCase):
         self.assertIn("--extra-outputs SPEC", rendered)
         self.assertIn("onnxport - export TorchScript models to ONNX", rendered)
 
+    def test_version_and_exit_codes(self):
+        r = subprocess.run([CLI, "--version"], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        self.assertRegex(r.stdout, r"^onnxport \d+\.\d+\.\d+\n$")
+        usage_errors = ([], ["export"], ["export", "model.pt", "--no-such-flag"], ["run"], ["check", "a", "b"])
+        for argv in usage_errors:
+            with self.subTest(argv=argv):
+                r = subprocess.run([CLI, *argv], capture_output=True, text=True, cwd=TMP)
+                self.assertEqual(r.returncode, 2, r.stderr)
+        # A command the user got right that fails on its input: 1, one line.
+        r = subprocess.run([CLI, "inspect", "notes.txt"], capture_output=True, text=True, cwd=TMP)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        with open(MAN_PAGE) as fh:
+            page = fh.read()
+        status = page[page.index(".SH EXIT STATUS"):page.index(".SH SEE ALSO")]
+        for code, gist in (("0", "did what was asked"), ("1", "is at fault"), ("2", "command line is wrong"),
+                           ("3", "onnxport bug")):
+            self.assertRegex(status, rf"\.TP\n{code}\n[^\n]*{gist}")
+
 
 if __name__ == "__main__":
     unittest.main()

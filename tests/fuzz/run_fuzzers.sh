@@ -14,7 +14,7 @@ bin="$1"
 seconds="$2"
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_input_spec fuzz_export_flags fuzz_config_json fuzz_npy fuzz_onnx_file
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_input_spec fuzz_export_flags fuzz_config_json fuzz_npy fuzz_onnx_file fuzz_onnx_run
                                     fuzz_pack_registration)
 work="${FUZZ_WORK:-$bin/fuzz-work}"
 # libtorch and protobuf keep process-lifetime allocations; leak reports would be about them.

@@ -65,7 +65,7 @@ class Row:
 # ---------------------------------------------------------------------------------------------
 # Artifacts: small models and files, made once per work directory and copied into each row.
 
-ARTIFACT_VERSION = "7"  # bump when build_artifacts changes
+ARTIFACT_VERSION = "8"  # bump when build_artifacts changes
 
 NOENTRY_CPP = 'extern "C" int not_an_op_pack_entry_point() { return 42; }\n'
 
@@ -97,6 +97,33 @@ def _varint(n):
         out.append(b | (0x80 if n else 0))
         if not n:
             return bytes(out)
+
+
+def _field(number, wire_type, payload=b""):
+    """One protobuf field: a length-delimited payload (wire type 2) or a varint (0)."""
+    key = _varint((number << 3) | wire_type)
+    return key + (_varint(len(payload)) + payload if wire_type == 2 else payload)
+
+
+def nested_if_model(depth):
+    """A ModelProto whose graph holds an If whose then_branch holds an If... `depth` levels down,
+    written field by field: each level is GraphProto.node(1) > NodeProto{op_type(4), attribute(5)}
+    > AttributeProto{name(1), type(20)=GRAPH, g(6)} > GraphProto. Built from the inside out with
+    only the headers per level, so the bytes are not copied once per level."""
+    innermost = b""
+    headers = []  # outermost first, each followed by the next level's bytes
+    size = len(innermost)
+    for _ in range(depth):
+        attr_head = _field(1, 2, b"then_branch") + _field(20, 0, _varint(5)) + _varint((6 << 3) | 2) + _varint(size)
+        attr_size = len(attr_head) + size
+        node_head = _field(4, 2, b"If") + _varint((5 << 3) | 2) + _varint(attr_size)
+        node_size = len(node_head) + attr_size
+        graph_head = _varint((1 << 3) | 2) + _varint(node_size)
+        headers.append(graph_head + node_head + attr_head)
+        size = len(graph_head) + node_size
+    opset = _field(8, 2, _field(2, 0, _varint(13)))
+    model_head = _field(1, 0, _varint(8)) + opset + _varint((7 << 3) | 2) + _varint(size)
+    return model_head + b"".join(reversed(headers)) + innermost
 
 
 def build_artifacts(art):
@@ -164,6 +191,26 @@ def build_artifacts(art):
     # ModelProto: ir_version 7, then field 7 (graph, length-delimited) claiming 2^62 bytes.
     with open(os.path.join(art, "hugelen.onnx"), "wb") as f:
         f.write(b"\x08\x07" + bytes([(7 << 3) | 2]) + _varint(2 ** 62) + b"\x00" * 16)
+
+    # ConstantOfShape asking for 2^40 floats (4 TiB): valid to the checker, only running it is not.
+    shape = helper.make_tensor("shape", TensorProto.INT64, [1], [2 ** 40])
+    huge = helper.make_graph([helper.make_node("ConstantOfShape", ["shape"], ["y"])], "huge", [],
+                             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2 ** 40])], [shape])
+    onnx.save(helper.make_model(huge, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(art, "huge_constant.onnx"))
+    with open(os.path.join(art, "nested_subgraphs.onnx"), "wb") as f:
+        f.write(nested_if_model(50000))
+
+    # A bfloat16 model: ONNX's Conv takes no bfloat16 at any opset onnxport writes.
+    class Bf16(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 3)
+
+        def forward(self, image):
+            return torch.relu(self.conv(image))
+
+    bf16 = Bf16().to(torch.bfloat16).eval()
+    torch.jit.trace(bf16, torch.randn(1, 3, 8, 8).to(torch.bfloat16)).save(os.path.join(art, "bf16.pt"))
 
     # Example-input .npy files of the right and the wrong kind.
     np.save(os.path.join(art, "image.npy"), np.random.RandomState(1).rand(1, 3, 8, 8).astype(np.float32))
@@ -264,6 +311,37 @@ def tmpfs(dst, size):
     return step
 
 
+def external_data_model(dst, location, data_file=None):
+    """An ONNX model (y = x + w) whose initializer w keeps its 16 bytes as external data at
+    `location` (a string, or a function of the row's Context); `data_file`, if given, is
+    written with those bytes (relative to the work directory)."""
+    def step(ctx):
+        import onnx
+        from onnx import TensorProto, helper
+        w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
+        where = location(ctx) if callable(location) else location
+        for key, value in (("location", where), ("offset", "0"), ("length", "16")):
+            entry = w.external_data.add()
+            entry.key, entry.value = key, value
+        graph = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "external",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        os.makedirs(os.path.dirname(ctx.path(dst)) or ".", exist_ok=True)
+        with open(ctx.path(dst), "wb") as f:
+            f.write(model.SerializeToString())
+        if data_file:
+            with open(ctx.path(data_file), "wb") as f:
+                f.write(struct.pack("<4f", 1, 2, 3, 4))
+    return step
+
+
+def symlink(dst, target):
+    def step(ctx):
+        os.symlink(target, ctx.path(dst))
+    return step
+
+
 def npy_bytes(descr="<f4", fortran=False, shape=(1, 3, 8, 8), data=None, magic=b"\x93NUMPY", version=(1, 0),
               header_text=None, header_len=None, extra=b""):
     """A .npy file by hand, so every field can be wrong on its own. `data` defaults to the
@@ -330,6 +408,16 @@ def config_row(id, desc, content, expect, with_input=True, file_or_key=False):
 def inspect_rows(suffix, desc, setup, file, reason, **kw):
     return [row(f"{cmd}-{suffix}", f"onnxport {cmd}: {desc}", setup, [cmd, file], [_re(file), reason],
                 output=None, **kw) for cmd in ("inspect", "check")]
+
+
+def external_data_rows(suffix, desc, setup, location_text, reason):
+    """run, check and inspect of models/model.onnx whose initializer 'w' names its data outside
+    the model's directory: each must refuse, naming the initializer and the location."""
+    commands = {"run": ["run", "models/model.onnx", "-o", "outdir"], "check": ["check", "models/model.onnx"],
+                "inspect": ["inspect", "models/model.onnx"]}
+    return [row(f"data-{suffix}-{name}", f"onnxport {name}: {desc}", setup + ([mkdir("outdir")] if name == "run" else []),
+                cmd, [r"models/model\.onnx", r"\bw\b", re.escape(location_text), reason],
+                output="outdir/y.npy" if name == "run" else None) for name, cmd in commands.items()]
 
 
 def _re(path):
@@ -627,6 +715,48 @@ ROWS: List[Row] = [
         ["check", "conv.onnx"], [r"conv\.onnx", r"input 'x' has rank 2 but weight 'k' has rank 4"], output=None),
     row("check-fifo", "onnxport check: a FIFO nobody writes to (must not hang)", [fifo("stream.onnx")],
         ["check", "stream.onnx"], [r"stream\.onnx", r"fifo|named pipe|not a (regular )?file"], output=None, timeout=5),
+    *inspect_rows("text-file", "a text file (protobuf parses it as an empty message)",
+                  [write("notes.onnx", "hello, this is not a model\n")], "notes.onnx", r"not an onnx model|no ir_version"),
+    *inspect_rows("nested-subgraphs", "50,000 If nodes, each in the last one's then_branch",
+                  [art("nested_subgraphs.onnx", "deep.onnx")], "deep.onnx", r"nest|deep|recursion"),
+    row("run-nested-subgraphs", "onnxport run: 50,000 If nodes, each in the last one's then_branch",
+        [art("nested_subgraphs.onnx", "deep.onnx"), mkdir("outdir")], ["run", "deep.onnx", "-o", "outdir"],
+        [r"deep\.onnx", r"nest|deep|recursion"], output="outdir/y.npy"),
+    row("run-huge-constant", "onnxport run: a ConstantOfShape of 2^40 floats (4 TiB)",
+        [art("huge_constant.onnx", "huge.onnx"), mkdir("outdir")], ["run", "huge.onnx", "-o", "outdir"],
+        [r"huge\.onnx", r"ConstantOfShape", r"1099511627776", r"memory"], output="outdir/y.npy"),
+
+    # -- ONNX files naming data files: nothing outside the model's directory may be read --------
+    *external_data_rows("parent-dir", "external data at ../outside.bin",
+                        [external_data_model("models/model.onnx", "../outside.bin", data_file="outside.bin")],
+                        "../outside.bin", r"\.\."),
+    *external_data_rows("absolute", "external data at an absolute path to an existing file",
+                        [external_data_model("models/model.onnx", lambda ctx: ctx.path("outside.bin"),
+                                             data_file="outside.bin")],
+                        "outside.bin", r"absolute"),
+    *external_data_rows("symlink-out", "external data through a symbolic link that leaves the directory",
+                        [external_data_model("models/model.onnx", "weights.bin", data_file="outside.bin"),
+                         symlink("models/weights.bin", "../outside.bin")],
+                        "weights.bin", r"symbolic link|leaves"),
+    *external_data_rows("directory", "external data naming a directory",
+                        [external_data_model("models/model.onnx", "weights"), mkdir("models/weights")],
+                        "weights", r"directory"),
+    row("data-device-run", "onnxport run: external data naming a device through a link (/dev/zero)",
+        [external_data_model("models/model.onnx", "zero.bin"), symlink("models/zero.bin", "/dev/zero"), mkdir("outdir")],
+        ["run", "models/model.onnx", "-o", "outdir"], [r"models/model\.onnx", r"zero\.bin", r"symbolic link|leaves|device"],
+        output="outdir/y.npy"),
+
+    # -- limits: text nested far deeper than anything real --------------------------------------
+    config_row("config-deep-nesting", "a value nested 200,000 lists deep",
+               '{"dynamic_axes": ' + "[" * 200000 + "]" * 200000 + "}", [r"nest|deep|depth"]),
+
+    # -- flags that name nothing ---------------------------------------------------------------
+    row("pack-load-op-library-empty", "--load-op-library '' (dlopen of an empty path is the program itself)", TINY,
+        EXPORT + IMAGE + ["--load-op-library", ""], [r"--load-op-library", r"empty"]),
+
+    # -- model types ONNX cannot take ----------------------------------------------------------
+    row("model-bfloat16-conv", "a bfloat16 Conv model (ONNX's Conv takes no bfloat16)", [art("bf16.pt", "model.pt")],
+        EXPORT + ["--input", "image:1x3x8x8:bfloat16", "--opset", "17"], [r"\bConv\b", r"bfloat16", r"tensor\(float\)", r"\.float\(\)|float32"]),
 ]
 
 

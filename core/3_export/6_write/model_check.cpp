@@ -10,7 +10,9 @@
 #include <unordered_map>
 
 #include "3_export/6_write/model_check.h"
+#include "1_base/external_data.h"
 #include "1_base/input_file.h"
+#include "1_base/output_file.h"
 #include "onnxport/errors.h"
 
 // libonnx exports the checker entry that takes a context (which carries the directory external
@@ -119,6 +121,10 @@ void refuse_attributes_inference_cannot_take(const onnx::GraphProto& graph) {
   }
 }
 
+// protobuf's CodedInputStream refuses messages nested deeper than this (its default); every
+// walk over a parsed model's sub-graphs is bounded by it.
+constexpr int kProtobufNestingLimit = 100;
+
 onnx::ModelProto read_model_file(const std::string& path) {
   require_regular_file(path, "the ONNX file", "give the path of an .onnx file", /*allow_empty=*/false);
   std::ifstream in(path, std::ios::binary);
@@ -126,12 +132,32 @@ onnx::ModelProto read_model_file(const std::string& path) {
   google::protobuf::io::IstreamInputStream raw(&in);
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  coded.SetRecursionLimit(kProtobufNestingLimit);
   onnx::ModelProto m;
-  if (!m.ParseFromCodedStream(&coded)) throw ModelError("'" + path + "' is not a valid ONNX model file");
+  if (!m.ParseFromCodedStream(&coded))
+    throw ModelError("'" + path + "' is not a valid ONNX model file (protobuf cannot parse it, or it nests deeper than " +
+                         std::to_string(kProtobufNestingLimit) + " messages)",
+                     ErrorContext::with_hint("give the path of an .onnx file written by an ONNX exporter"));
+  // Most bytes parse as some protobuf message (a text file does): a model has a version and a graph.
+  if (m.ir_version() <= 0 || !m.has_graph())
+    throw ModelError("'" + path + "' is not an ONNX model: it has no " + (m.ir_version() <= 0 ? "ir_version" : "graph"),
+                     ErrorContext::with_hint("give the path of an .onnx file written by an ONNX exporter"));
+  try {
+    refuse_external_data_outside(m, directory_of(path));
+  } catch (Error& e) {
+    e.add_context(ErrorContext::for_file(path));
+    throw;
+  }
   return m;
 }
 
 CheckResult check_model_structure(onnx::ModelProto m, const std::string& model_dir, const std::string& what) {
+  try {
+    refuse_external_data_outside(m, model_dir, DataFile::MustExist);
+  } catch (Error& e) {
+    e.add_context(ErrorContext::for_file(what));
+    throw;
+  }
   try {
     onnx::checker::CheckerContext ctx;
     ctx.set_model_dir(model_dir);
@@ -153,9 +179,7 @@ CheckResult check_model_structure(onnx::ModelProto m, const std::string& model_d
 }
 
 CheckResult check_model_file(const std::string& path) {
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-  return check_model_structure(read_model_file(path), dir, path);
+  return check_model_structure(read_model_file(path), directory_of(path), path);
 }
 
 }  // namespace onnxport::core
