@@ -500,6 +500,12 @@ class CliTest(unittest.TestCase):
         ok, log = ort_matches(out, "small")
         self.assertTrue(ok, log)
         self.assertIn("ok:", run("check", out).stdout)
+        # The readers take the data file beside the model, whatever directory they are run from.
+        outputs = path("small_ext_outputs")
+        os.makedirs(outputs, exist_ok=True)
+        run("run", os.path.relpath(out, TMP), "--input", "x=small.in0.npy", "-o", "small_ext_outputs", cwd=TMP)
+        expected = np.load(path("small.out0.npy"))
+        np.testing.assert_allclose(np.load(os.path.join(outputs, "output_0.npy")), expected, rtol=1e-4, atol=1e-5)
         # A named data file; a directory in the name is refused before anything is written.
         run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", "--external-data", "weights.bin")
         self.assertTrue(os.path.exists(path("weights.bin")))
@@ -508,6 +514,26 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("a name in the model's directory", r.stderr)
         self.assertNoLeftovers(path("sub.onnx"))
+
+    def test_bfloat16_model_exports_where_onnx_takes_bfloat16(self):
+        class Linear(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(3, 4)
+
+            def forward(self, x):
+                return torch.relu(self.fc(x)) * 2
+
+        torch.jit.trace(Linear().to(torch.bfloat16).eval(), torch.randn(2, 3, dtype=torch.bfloat16)).save(
+            path("bf16_linear.pt"))
+        for opset in ("13", "17"):
+            out = path(f"bf16_linear.{opset}.onnx")
+            run("export", path("bf16_linear.pt"), "-o", out, "--input", "x:2x3:bfloat16", "--opset", opset)
+            graph = onnx.load(out).graph
+            self.assertEqual(graph.input[0].type.tensor_type.elem_type, onnx.TensorProto.BFLOAT16)
+            self.assertEqual(graph.output[0].type.tensor_type.elem_type, onnx.TensorProto.BFLOAT16)
+            self.assertIn("ok:", run("check", out).stdout)
+            self.assertIn("verify: ok", run("verify", path("bf16_linear.pt"), out, "--input", "x:2x3:bfloat16").stdout)
 
     def test_timings_name_every_stage_with_time_and_peak_rss(self):
         r = run("export", path("small.pt"), "-o", path("timed.onnx"), "--input", "x:2x3x6x6", "--timings")

@@ -12,9 +12,9 @@ def path(*names):
     return os.path.join(TMP, *names)
 
 
-def run(*args, ok=True):
-    """Runs `onnxport ARGS...`; with ok=True a non-zero exit fails the test with its stderr."""
-    r = subprocess.run([CLI, *args], capture_output=True, text=True)
+def run(*args, ok=True, cwd=None):
+    """Runs `onnxport ARGS...` (in `cwd`); with ok=True a non-zero exit fails the test with its stderr."""
+    r = subprocess.run([CLI, *args], capture_output=True, text=True, cwd=cwd)
     if ok and r.returncode != 0:
         raise AssertionError(f"onnxport {' '.join(args)} failed ({r.returncode}):\n{r.stderr}")
     return r
