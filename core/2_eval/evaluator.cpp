@@ -34,7 +34,9 @@ void for_each_node(const onnx::GraphProto& graph, const std::function<void(const
 
 }  // namespace
 
-at::Tensor load_initializer(const onnx::TensorProto& t, const std::string& base_dir) {
+namespace {
+
+at::Tensor read_initializer(const onnx::TensorProto& t, const std::string& base_dir) {
   if (t.data_location() != onnx::TensorProto::EXTERNAL) return tensor_from_proto(t);
   const ExternalDataRef data = resolve_external_data(t, base_dir);
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
@@ -54,6 +56,24 @@ at::Tensor load_initializer(const onnx::TensorProto& t, const std::string& base_
     throw EvalError("initializer '" + t.name() + "': external data file '" + data.path + "' ends before offset " +
                     std::to_string(data.offset + nbytes));
   return out;
+}
+
+}  // namespace
+
+at::Tensor load_initializer(const onnx::TensorProto& t, const std::string& base_dir) {
+  // A corrupt initializer (data of the wrong size, a type ATen lacks) is the file's fault.
+  try {
+    return read_initializer(t, base_dir);
+  } catch (const EvalError&) {
+    throw;
+  } catch (const KernelError& e) {
+    throw EvalError(std::string("initializer '") + t.name() + "': " + e.what());
+  } catch (const c10::Error& e) {
+    throw EvalError("initializer '" + t.name() + "': ATen: " + e.what_without_backtrace());
+  } catch (const std::exception& e) {  // ATen's checks reach here as std::runtime_error under some builds
+    const std::string what = e.what();
+    throw EvalError("initializer '" + t.name() + "': " + what.substr(0, what.find('\n')));
+  }
 }
 
 // The values visible while a graph runs: its own, then those of the graphs around it.

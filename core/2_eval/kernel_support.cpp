@@ -195,6 +195,19 @@ std::string too_large_for_memory(c10::IntArrayRef dims, at::ScalarType type) {
          byte_size_text(memory) + ")";
 }
 
+int64_t held_bytes(const std::vector<at::Tensor>& items) {
+  int64_t bytes = 0;
+  for (const auto& t : items) bytes += kBytesPerItem + (t.defined() ? static_cast<int64_t>(t.nbytes()) : 0);
+  return bytes;
+}
+
+void require_held_fits(const KernelContext& ctx, int64_t bytes, size_t items, const std::string& what) {
+  const double memory = memory_limit > 0 ? static_cast<double>(memory_limit.load()) : physical_memory();
+  if (static_cast<double>(bytes) > memory)
+    ctx.fail(what + " reached " + std::to_string(items) + " items (" + byte_size_text(static_cast<double>(bytes)) +
+             "), more than this machine's memory (" + byte_size_text(memory) + ")");
+}
+
 void require_fits_in_memory(const KernelContext& ctx, c10::IntArrayRef dims, at::ScalarType type) {
   const std::string why = too_large_for_memory(dims, type);
   if (!why.empty()) ctx.fail("the output of " + why);

@@ -41,6 +41,7 @@ std::vector<EvalValue> loop(const KernelContext& ctx) {
   const size_t n_carried = carried.size();
   const size_t n_scan = static_cast<size_t>(body.output_size()) - 1 - n_carried;
   std::vector<std::vector<at::Tensor>> scans(n_scan);
+  int64_t scanned_bytes = 0;
   for (int64_t i = 0; i < max_trips && cond; ++i) {
     std::vector<EvalValue> args{EvalValue(at::scalar_tensor(i, at::kLong)),
                                 EvalValue(at::scalar_tensor(cond, at::kBool))};
@@ -48,7 +49,11 @@ std::vector<EvalValue> loop(const KernelContext& ctx) {
     auto outs = ctx.run_subgraph(body, args);
     cond = outs[0].tensor.item<bool>();
     for (size_t k = 0; k < n_carried; ++k) carried[k] = outs[1 + k];
-    for (size_t k = 0; k < n_scan; ++k) scans[k].push_back(outs[1 + n_carried + k].tensor);
+    for (size_t k = 0; k < n_scan; ++k) {
+      scans[k].push_back(outs[1 + n_carried + k].tensor);
+      scanned_bytes += held_bytes({scans[k].back()});
+    }
+    if (n_scan > 0) require_held_fits(ctx, scanned_bytes, static_cast<size_t>(i + 1), "the scan outputs");
   }
   std::vector<EvalValue> results = carried;
   for (size_t k = 0; k < n_scan; ++k)
@@ -120,6 +125,7 @@ std::vector<EvalValue> sequence_insert(const KernelContext& ctx) {
   const auto size = static_cast<int64_t>(items.size());
   const int64_t pos = ctx.has_input(2) ? sequence_position(ctx, 2, size, true) : size;
   items.insert(items.begin() + pos, ctx.input(1));
+  require_held_fits(ctx, held_bytes(items), items.size(), "the sequence");
   return {EvalValue::of_sequence(std::move(items))};
 }
 
@@ -136,6 +142,11 @@ std::vector<EvalValue> split_to_sequence(const KernelContext& ctx) {
   const at::Tensor& x = ctx.input(0);
   const int64_t axis = normalize_axis(ctx.attr_i("axis", 0), x.dim(), ctx);
   std::vector<at::Tensor> parts;
+  const bool by_sizes = ctx.has_input(1) && ctx.input(1).dim() != 0;
+  if (!by_sizes) {  // at most one piece per element along the axis
+    const int64_t pieces = x.size(axis);
+    require_held_fits(ctx, pieces * kBytesPerItem, static_cast<size_t>(pieces), "the sequence");
+  }
   if (!ctx.has_input(1)) {
     for (auto& p : x.split(1, axis)) parts.push_back(ctx.attr_i("keepdims", 1) ? p : p.squeeze(axis));
   } else if (ctx.input(1).dim() == 0) {

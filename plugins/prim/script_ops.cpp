@@ -177,15 +177,23 @@ int64_t int_attribute(const TorchNode& n, const std::string& name) {
 }
 
 // x split along the node's `dim` attribute into pieces of `piece` (the last one smaller), one per
-// output; `piece_of` gets the static size along dim and returns the piece size.
+// output; `piece_of` gets the static size along dim and returns the piece size. Where that size
+// is only known at run time, `run_time_piece` computes the piece from it (a 1-d [1] int64) and
+// each output is a Slice (a piece past the end comes out empty, as the traced count is fixed).
 std::vector<Value*> split_by_attribute(Graph& g, const TorchNode& n, Value* x, const std::string& attribute,
-                                       const std::function<int64_t(int64_t)>& piece_of) {
+                                       const std::function<int64_t(int64_t)>& piece_of,
+                                       const std::function<Value*(Value*)>& run_time_piece) {
   const int64_t dim = int_attribute(n, "dim");
   const auto total = static_dim(x, dim);
   const int64_t value = int_attribute(n, attribute);
-  if (value <= 0 || !total)
-    throw ArgumentError(n.kind + " needs a positive '" + attribute + "' attribute and a static size along dim " +
-                        std::to_string(dim) + " (" + x->describe() + ")");
+  if (value <= 0) throw ArgumentError(n.kind + " needs a positive '" + attribute + "' attribute");
+  if (!total) {
+    if (g.opset() < 10)
+      throw ArgumentError(n.kind + " needs a static size along dim " + std::to_string(dim) + " (" + x->describe() +
+                          ") below opset 10");
+    return split_in_pieces(g, x, run_time_piece(size(g, x, dim, /*as_1d=*/true)),
+                           static_cast<int64_t>(n.num_outputs()), dim);
+  }
   const int64_t piece = piece_of(*total);
   std::vector<int64_t> sizes;
   for (int64_t done = 0; done < *total; done += piece) sizes.push_back(std::min(piece, *total - done));
@@ -198,14 +206,17 @@ std::vector<Value*> split_by_attribute(Graph& g, const TorchNode& n, Value* x, c
 // prim::ConstantChunk(x)[chunks, dim]: torch.chunk with the count as a node attribute.
 std::vector<Value*> constant_chunk(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t chunks = int_attribute(n, "chunks");
-  return split_by_attribute(g, n, a.tensor(0), "chunks",
-                            [chunks](int64_t total) { return (total + chunks - 1) / chunks; });
+  return split_by_attribute(
+      g, n, a.tensor(0), "chunks", [chunks](int64_t total) { return (total + chunks - 1) / chunks; },
+      [&g, chunks](Value* total) { return chunk_piece(g, total, chunks); });
 }
 
 // prim::ConstantSplit(x)[split_size, dim]: torch.split with the size as a node attribute.
 std::vector<Value*> constant_split(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t piece = int_attribute(n, "split_size");
-  return split_by_attribute(g, n, a.tensor(0), "split_size", [piece](int64_t) { return piece; });
+  return split_by_attribute(
+      g, n, a.tensor(0), "split_size", [piece](int64_t) { return piece; },
+      [&g, piece](Value*) { return g.constant_ints({piece}); });
 }
 
 // aten::__contains__(list, item): `item in list`, static when both are constants.

@@ -56,10 +56,16 @@ std::vector<int64_t> even_pieces(int64_t total, int64_t piece) {
   return sizes;
 }
 
+// From opset 11 a list whose length depends on a run-time size is an ONNX sequence; prim::ListUnpack
+// and __getitem__ take its items from there.
+bool as_run_time_sequence(Graph& g, const Value* x, int64_t dim) { return !static_dim(x, dim) && g.opset() >= 11; }
+
 Value* chunk(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const int64_t chunks = a.i(1), dim = a.is_none(2) ? 0 : a.i(2);
   if (chunks <= 0) throw ArgumentError(n.kind + ": chunks must be positive, got " + std::to_string(chunks));
+  if (as_run_time_sequence(g, x, dim))
+    return split_in_pieces_to_sequence(g, x, chunk_piece(g, size(g, x, dim, /*as_1d=*/true), chunks), dim);
   const int64_t total = static_size_along(x, dim, n);
   const int64_t piece = (total + chunks - 1) / chunks;
   return g.list(split(g, x, even_pieces(total, std::max<int64_t>(piece, 1)), dim));
@@ -75,6 +81,7 @@ Value* split_op(Graph& g, const TorchNode& n, const Args& a) {
   } else {
     const int64_t piece = a.i(1);
     if (piece <= 0) throw ArgumentError(n.kind + ": split_size must be positive, got " + std::to_string(piece));
+    if (as_run_time_sequence(g, x, dim)) return split_in_pieces_to_sequence(g, x, g.constant_ints({piece}), dim);
     sizes = even_pieces(static_size_along(x, dim, n), piece);
   }
   return g.list(split(g, x, sizes, dim));
@@ -83,8 +90,7 @@ Value* split_op(Graph& g, const TorchNode& n, const Args& a) {
 Value* unbind(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const int64_t dim = a.is_none(1) ? 0 : a.i(1);
-  // A run-time count of pieces: a sequence (prim::ListUnpack / __getitem__ take it from there).
-  if (!static_dim(x, dim) && g.opset() >= 11) return g.op("SplitToSequence", {x}, {{"axis_i", dim}, {"keepdims_i", 0}});
+  if (as_run_time_sequence(g, x, dim)) return g.op("SplitToSequence", {x}, {{"axis_i", dim}, {"keepdims_i", 0}});
   const int64_t total = static_size_along(x, dim, n);
   std::vector<Value*> pieces = split(g, x, std::vector<int64_t>(static_cast<size_t>(total), 1), dim);
   for (Value*& p : pieces) p = squeeze(g, p, {dim});

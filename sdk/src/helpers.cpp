@@ -311,6 +311,37 @@ std::vector<Value*> split(Graph& g, Value* v, const std::vector<int64_t>& sizes,
   return g.op("Split", {v}, {{"axis_i", axis}, {"split_i", sizes}}, n);
 }
 
+std::vector<Value*> split_in_pieces(Graph& g, Value* v, Value* piece, int64_t count, int64_t axis) {
+  if (g.opset() < 10) throw ArgumentError("splitting a dimension of run-time size needs opset 10 or later");
+  if (axis < 0) axis = normalize_dim(axis, rank_of(v, "splitting along a negative axis"));
+  std::vector<Value*> pieces;
+  Value* axes = g.constant_ints({axis});
+  for (int64_t i = 0; i < count; ++i) {
+    Value* start = i == 0 ? g.constant_ints({0}) : g.op("Mul", {piece, g.constant_ints({i})});
+    Value* end = g.op("Mul", {piece, g.constant_ints({i + 1})});
+    pieces.push_back(slice(g, v, start, end, axes, nullptr));
+  }
+  return pieces;
+}
+
+Value* split_in_pieces_to_sequence(Graph& g, Value* v, Value* piece, int64_t axis) {
+  if (g.opset() < 11) throw ArgumentError("a run-time number of pieces needs opset 11 or later (SplitToSequence)");
+  // Piece sizes: min(piece, size - start) for start in range(0, size, piece). Min takes int64
+  // only from opset 12: Where(Less) instead.
+  Value* total = size(g, v, axis, /*as_1d=*/true);
+  Value* starts = g.op("Range", {g.constant_int(0), squeeze(g, total, {0}), squeeze(g, piece, {0})});
+  Value* left = g.op("Sub", {total, starts});
+  Value* sizes = g.op("Where", {g.op("Less", {left, piece}), left, piece});
+  return g.op("SplitToSequence", {v, sizes}, {{"axis_i", axis}});
+}
+
+Value* chunk_piece(Graph& g, Value* size_1d, int64_t parts) {
+  // ceil(size / parts), and 1 for an empty axis (a piece of 0 would make Range step by 0).
+  Value* ceil = g.op("Div", {g.op("Add", {size_1d, g.constant_ints({parts - 1})}), g.constant_ints({parts})});
+  Value* empty = cast(g, g.op("Equal", {ceil, g.constant_ints({0})}), DType::Int64);
+  return g.op("Add", {ceil, empty});
+}
+
 Value* pad_constant(Graph& g, Value* v, const std::vector<int64_t>& pads, double value) {
   if (g.opset() >= 11) {
     std::vector<Value*> in{v, g.constant_ints(pads)};

@@ -40,7 +40,9 @@ TEST_CASE("outputs sized by the file past the machine's memory are refused befor
       {node_proto("OneHot", {"i", "d", "v"}, {"y"}), {longs({0, 1}), longs({huge}), at::ones({2})}},
       {node_proto("Resize", {"x", "", "", "s"}, {"y"}), {kSmall, at::Tensor(), at::Tensor(), longs({huge, 2})}},
   };
-  for (const auto& [node, inputs] : cases) {
+  for (const auto& entry : cases) {
+    const onnx::NodeProto& node = entry.first;
+    const std::vector<at::Tensor>& inputs = entry.second;
     CAPTURE(node.op_type());
     const std::string message = refusal(node, inputs);
     CHECK(message.find(node.op_type() + ":") == 0);
@@ -61,4 +63,13 @@ TEST_CASE("the memory limit can be lowered, and what fits is still computed") {
                 {longs({std::numeric_limits<int64_t>::min()}).reshape({}), longs({std::numeric_limits<int64_t>::max()}).reshape({}),
                  longs({1}).reshape({})})
             .find("64-bit") != std::string::npos);
+}
+
+TEST_CASE("what grows an item at a time stops at the memory limit: sequences and a Loop's scan outputs") {
+  set_evaluator_memory_limit(64 * kBytesPerItem);
+  // SplitToSequence of 100 rows: 100 items of 512 bytes each is past 64 items' worth.
+  CHECK(refusal(node_proto("SplitToSequence", {"x"}, {"s"}), {at::ones({100, 1})}).find("the sequence reached 100 items") !=
+        std::string::npos);
+  CHECK(refusal(node_proto("SplitToSequence", {"x"}, {"s"}), {at::ones({10, 1})}) == "");
+  set_evaluator_memory_limit(0);
 }

@@ -85,7 +85,9 @@ TEST_CASE("external data that leaves the directory or names no file is refused, 
       {"missing.bin", "cannot be opened"},
       {"", "names no location"},
   };
-  for (const auto& [location, problem] : cases) {
+  for (const auto& entry : cases) {
+    const std::string& location = entry.first;
+    const std::string problem = entry.second;
     CAPTURE(location);
     const std::string message = refusal(external(location), d.model);
     CHECK(message.find(problem) != std::string::npos);

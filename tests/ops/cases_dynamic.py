@@ -1,6 +1,7 @@
 """Dynamic axes: mappings of other families again, exported with dynamic_axes so that symbolics
 take their unknown-size branches and ONNX computes sizes at run time."""
 import torch
+from torch import Tensor
 import torch.nn as nn
 import torch.nn.functional as F
 from op_framework import case, f32, ints
@@ -38,8 +39,28 @@ case("dyn_index_select", ["index_select"], [f32(3, 4), ints(5, high=3)], lambda 
 case("dyn_cat_stack", ["cat", "stack"], [f32(2, 3), f32(2, 3)],
      lambda x, y: (torch.cat([x, y], 0), torch.stack([x, y], 1)), dynamic={0: [0], 1: [0]})
 case("dyn_chunk_static_dim", ["chunk"], [f32(2, 6)], lambda x: x.chunk(3, 1), dynamic=BATCH)
-case("dyn_chunk_dynamic_dim", ["chunk"], [f32(6, 2)], lambda x: x.chunk(3, 0), dynamic=BATCH,
-     opsets=[], fails={13: "needs the size of dim"})
+# Pieces of a run-time size become an ONNX sequence (SplitToSequence, opset 11) whose items
+# prim::ListUnpack takes. The proof grows 7 rows to 8: chunk(3) is 3,3,1 then 3,3,2; split(2) is
+# 2,2,2,1 then 2,2,2,2.
+case("dyn_chunk_dynamic_dim", ["chunk"], [f32(7, 2)], lambda x: x.chunk(3, 0), dynamic=BATCH,
+     since=11, fails={9: "needs the size of dim 0"})
+case("dyn_split_dynamic_dim", ["split"], [f32(7, 2)], lambda x: x.split(2, 0), dynamic=BATCH,
+     since=11, fails={9: "needs the size of dim 0"})
+
+
+def s_chunk_rows(x: Tensor):
+    first, second, third = x.chunk(3, 0)
+    return first, second * 2, third - 1
+
+
+def s_split_rows(x: Tensor):
+    return torch.cat([piece.flip(0) for piece in x.split(2, 0)], 0)
+
+
+case("dyn_chunk_dynamic_dim_scripted", ["chunk", "prim::ListUnpack"], [f32(7, 2)], s_chunk_rows, script=True,
+     dynamic=BATCH, since=11, fails={9: "needs the size of dim"})
+case("dyn_split_dynamic_dim_scripted", ["split"], [f32(7, 2)], s_split_rows, script=True, dynamic=BATCH,
+     since=13, fails={9: "needs the size of dim", 11: "from opset 13"})
 case("dyn_split", ["split", "split_with_sizes"], [f32(2, 5)], lambda x: (x.split(2, 1), x.split([1, 4], 1)),
      dynamic=BATCH)
 case("dyn_unbind", ["unbind"], [f32(2, 3, 4)], lambda x: x.unbind(1), dynamic=BATCH)

@@ -65,7 +65,7 @@ class Row:
 # ---------------------------------------------------------------------------------------------
 # Artifacts: small models and files, made once per work directory and copied into each row.
 
-ARTIFACT_VERSION = "8"  # bump when build_artifacts changes
+ARTIFACT_VERSION = "9"  # bump when build_artifacts changes
 
 NOENTRY_CPP = 'extern "C" int not_an_op_pack_entry_point() { return 42; }\n'
 
@@ -197,6 +197,12 @@ def build_artifacts(art):
     huge = helper.make_graph([helper.make_node("ConstantOfShape", ["shape"], ["y"])], "huge", [],
                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2 ** 40])], [shape])
     onnx.save(helper.make_model(huge, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(art, "huge_constant.onnx"))
+    # An initializer of 4 floats holding the bytes of 2 (once an internal error in run; a fuzz find).
+    short = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], raw_data=struct.pack("<2f", 1, 2))
+    add = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "short",
+                            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [short])
+    onnx.save(helper.make_model(add, opset_imports=[helper.make_opsetid("", 13)]), os.path.join(art, "short_init.onnx"))
     with open(os.path.join(art, "nested_subgraphs.onnx"), "wb") as f:
         f.write(nested_if_model(50000))
 
@@ -722,6 +728,9 @@ ROWS: List[Row] = [
     row("run-nested-subgraphs", "onnxport run: 50,000 If nodes, each in the last one's then_branch",
         [art("nested_subgraphs.onnx", "deep.onnx"), mkdir("outdir")], ["run", "deep.onnx", "-o", "outdir"],
         [r"deep\.onnx", r"nest|deep|recursion"], output="outdir/y.npy"),
+    row("run-initializer-short", "onnxport run: an initializer of 4 floats holding 8 bytes",
+        [art("short_init.onnx", "short.onnx"), mkdir("outdir")], ["run", "short.onnx", "-o", "outdir"],
+        [r"short\.onnx", r"initializer 'w'", r"8 bytes"], output="outdir/y.npy"),
     row("run-huge-constant", "onnxport run: a ConstantOfShape of 2^40 floats (4 TiB)",
         [art("huge_constant.onnx", "huge.onnx"), mkdir("outdir")], ["run", "huge.onnx", "-o", "outdir"],
         [r"huge\.onnx", r"ConstantOfShape", r"1099511627776", r"memory"], output="outdir/y.npy"),

@@ -78,6 +78,13 @@ Value* gather(Graph& g, Value* data, Value* indices, int64_t axis);
 Value* reduce(Graph& g, const std::string& op, Value* v, const std::vector<int64_t>& axes, bool keepdims);
 // Split along axis into pieces of the given sizes.
 std::vector<Value*> split(Graph& g, Value* v, const std::vector<int64_t>& sizes, int64_t axis);
+// Pieces of `piece` elements (a 1-d [1] int64 tensor) along `axis`, the last one smaller, where the
+// axis has a run-time size: `count` pieces as Slices (opset >= 10; a piece past the end is empty),
+// or, with count < 0, as an ONNX sequence of however many there are (SplitToSequence, opset >= 11).
+std::vector<Value*> split_in_pieces(Graph& g, Value* v, Value* piece, int64_t count, int64_t axis);
+Value* split_in_pieces_to_sequence(Graph& g, Value* v, Value* piece, int64_t axis);
+// ceil(size / parts) for a 1-d [1] int64 size: the piece size of torch.chunk (at least 1).
+Value* chunk_piece(Graph& g, Value* size_1d, int64_t parts);
 // Constant padding. pads in ONNX order: begins of every dim, then ends of every dim.
 Value* pad_constant(Graph& g, Value* v, const std::vector<int64_t>& pads, double value = 0.0);
 
