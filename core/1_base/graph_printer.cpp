@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "1_base/attribute_text.h"
+#include "onnxport/errors.h"
 #include "1_base/graph_printer.h"
 
 namespace onnxport::core {
@@ -26,13 +27,26 @@ std::string attribute_text(const onnx::AttributeProto& a) {
       os << "]";
       break;
     case onnx::AttributeProto::TENSOR: {
-      Tensor t = from_tensor_proto(a.t());
-      os << "<Tensor " << t.describe();
-      if (t.numel() <= 8 && t.dtype() != DType::String) {
-        os << " {";
-        auto v = t.as_doubles();
-        for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-        os << "}";
+      // The type and shape from the header; the values only of a small tensor (a file may
+      // declare dims of any size over no data).
+      const onnx::TensorProto& proto = a.t();
+      os << "<Tensor " << dtype_name(static_cast<DType>(proto.data_type())) << "[";
+      int64_t numel = 1;
+      for (int i = 0; i < proto.dims_size(); ++i) {
+        os << (i ? "," : "") << proto.dims(i);
+        numel = proto.dims(i) < 0 || numel > 8 ? 9 : numel * proto.dims(i);
+      }
+      os << "]";
+      if (numel <= 8 && proto.data_type() != onnx::TensorProto::STRING &&
+          proto.data_location() != onnx::TensorProto::EXTERNAL) {
+        try {
+          const auto v = from_tensor_proto(proto).as_doubles();
+          os << " {";
+          for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+          os << "}";
+        } catch (const Error&) {
+          os << " {malformed}";
+        }
       }
       os << ">";
       break;

@@ -1,5 +1,6 @@
 #include "1_base/onnx_ir.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include <cstring>
@@ -176,14 +177,23 @@ onnx::TensorProto to_tensor_proto(const Tensor& t, const std::string& name) {
 Tensor from_tensor_proto(const onnx::TensorProto& p) {
   const DType dtype = static_cast<DType>(p.data_type());
   std::vector<int64_t> shape(p.dims().begin(), p.dims().end());
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  std::vector<uint8_t> bytes(static_cast<size_t>(n) * dtype_size(dtype));
+  // Checked before anything is allocated: the dims come from the file.
+  int64_t n = 1, nbytes = static_cast<int64_t>(dtype_size(dtype));
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n) || __builtin_mul_overflow(nbytes, d, &nbytes))
+      throw ExportError("malformed tensor '" + p.name() + "': its dims have no size");
   if (p.has_raw_data()) {
-    if (p.raw_data().size() != bytes.size()) throw ExportError("malformed tensor '" + p.name() + "'");
-    if (!bytes.empty()) std::memcpy(bytes.data(), p.raw_data().data(), bytes.size());
+    if (static_cast<int64_t>(p.raw_data().size()) != nbytes)
+      throw ExportError("malformed tensor '" + p.name() + "': " + std::to_string(p.raw_data().size()) +
+                        " bytes of data for " + std::to_string(nbytes));
+    std::vector<uint8_t> bytes(p.raw_data().begin(), p.raw_data().end());
     return Tensor(dtype, shape, std::move(bytes));
   }
+  const auto typed_count = std::max({p.float_data_size(), p.double_data_size(), p.int64_data_size(), p.int32_data_size()});
+  if (n > typed_count)
+    throw ExportError("malformed tensor '" + p.name() + "': " + std::to_string(typed_count) + " values for " +
+                      std::to_string(n) + " elements");
+  std::vector<uint8_t> bytes(static_cast<size_t>(nbytes));
   auto copy_from = [&](const auto& field, auto tag) {
     using T = decltype(tag);
     for (int64_t i = 0; i < n && i < field.size(); ++i) {

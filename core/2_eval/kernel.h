@@ -138,6 +138,11 @@ void require_held_fits(const KernelContext& ctx, int64_t bytes, size_t items, co
 // Lowers the limit below physical memory (0: back to physical memory). The run fuzz target keeps
 // each input's tensors small this way; the product never calls it.
 void set_evaluator_memory_limit(int64_t bytes);
+// A cap on the iterations of one Loop (0: none, as in the product and in ONNX Runtime: a Loop of
+// 2^48 trips runs until interrupted). The run fuzz target sets one so that such a file is not
+// counted as a hang.
+void set_evaluator_loop_limit(int64_t iterations);
+int64_t evaluator_loop_limit();
 // KernelError naming the op when too_large_for_memory says so.
 void require_fits_in_memory(const KernelContext& ctx, c10::IntArrayRef dims, at::ScalarType type);
 // One output.

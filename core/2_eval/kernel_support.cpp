@@ -177,6 +177,13 @@ double physical_memory() {
 
 void set_evaluator_memory_limit(int64_t bytes) { memory_limit = bytes; }
 
+namespace {
+std::atomic<int64_t> loop_limit{0};
+}  // namespace
+
+void set_evaluator_loop_limit(int64_t iterations) { loop_limit = iterations; }
+int64_t evaluator_loop_limit() { return loop_limit; }
+
 std::string too_large_for_memory(c10::IntArrayRef dims, at::ScalarType type) {
   std::string shape = "[";
   for (size_t i = 0; i < dims.size(); ++i) shape += (i ? ", " : "") + std::to_string(dims[i]);

@@ -42,7 +42,9 @@ std::vector<EvalValue> loop(const KernelContext& ctx) {
   const size_t n_scan = static_cast<size_t>(body.output_size()) - 1 - n_carried;
   std::vector<std::vector<at::Tensor>> scans(n_scan);
   int64_t scanned_bytes = 0;
+  const int64_t limit = evaluator_loop_limit();
   for (int64_t i = 0; i < max_trips && cond; ++i) {
+    if (limit > 0 && i >= limit) ctx.fail("more than " + std::to_string(limit) + " iterations (the evaluator's loop limit)");
     std::vector<EvalValue> args{EvalValue(at::scalar_tensor(i, at::kLong)),
                                 EvalValue(at::scalar_tensor(cond, at::kBool))};
     args.insert(args.end(), carried.begin(), carried.end());

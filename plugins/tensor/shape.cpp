@@ -107,8 +107,9 @@ Value* unsqueeze_dim(Graph& g, const TorchNode&, const Args& a) {
   return unsqueeze(g, x, {dim});
 }
 
-// squeeze(x, dim) is a no-op in PyTorch when that dim is not 1, while ONNX Squeeze fails:
-// squeeze only when the size is 1 or unknown (then it must be 1 at run time, as in torch.onnx).
+// squeeze(x, dim) is a no-op in PyTorch when that dim is not 1, while ONNX Squeeze fails: a
+// static size decides now; a run-time size decides at run time (an If, from opset 11 as in
+// torch.onnx; before, the size is taken to be 1).
 Value* squeeze_dims(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
   if (a.size() < 2) return squeeze(g, x);
@@ -119,7 +120,15 @@ Value* squeeze_dims(Graph& g, const TorchNode&, const Args& a) {
   }
   auto size = static_dim(x, dim);
   if (size && *size != 1) return x;
-  return squeeze(g, x, {dim});
+  if (size || g.opset() < 11) return squeeze(g, x, {dim});
+  Value* is_one = g.op("Equal", {helpers::size(g, x, dim, /*as_1d=*/true), g.constant_ints({1})});
+  const Subgraph squeezed{{}, [x, dim](Graph& branch, const std::vector<Value*>&) {
+                            return std::vector<Value*>{squeeze(branch, x, {dim})};
+                          }};
+  const Subgraph kept{{}, [x](Graph& branch, const std::vector<Value*>&) {
+                        return std::vector<Value*>{branch.op("Identity", {x})};
+                      }};
+  return g.op("If", {is_one}, {{"then_branch_g", squeezed}, {"else_branch_g", kept}});
 }
 
 // expand's -1 keeps a dim; Expand broadcasts, so 1 does the same. For run-time sizes,

@@ -26,6 +26,9 @@ case("dyn_expand", ["expand"], [f32(2, 1, 3)], lambda x: x.expand(-1, 4, -1), dy
 case("dyn_expand_as", ["expand_as"], [f32(1, 3), f32(4, 3)], lambda x, y: x.expand_as(y), dynamic={1: [0]})
 case("dyn_repeat", ["repeat"], [f32(2, 3)], lambda x: x.repeat(2, 1, 3), dynamic=BATCH)
 case("dyn_squeeze", ["squeeze"], [f32(2, 1, 3)], lambda x: x.squeeze(1), dynamic=BATCH)
+# A squeezed dim of run-time size: an If on its size (the proof grows it to 2, where torch keeps it).
+case("dyn_squeeze_dynamic_dim", ["squeeze"], [f32(2, 1, 3)], lambda x: (x.squeeze(1), x.squeeze(-2) * 2),
+     dynamic={0: [0, 1, 2]}, since=11)
 case("dyn_unsqueeze_transpose_permute", ["unsqueeze", "transpose", "permute"], [f32(2, 3, 4)],
      lambda x: (x.unsqueeze(-1), x.transpose(0, 2), x.permute(1, 2, 0)), dynamic={0: [0, 1]})
 case("dyn_slice", ["slice"], [f32(2, 4, 6)], lambda x: (x[:, 1:3], x[:, -2:], x[:, :-1]), dynamic={0: [1]})
