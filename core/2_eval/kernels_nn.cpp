@@ -681,8 +681,10 @@ std::vector<int64_t> scaled_sizes(const KernelContext& ctx, const at::Tensor& x,
     const double extent = roi.empty() ? 1 : roi[i + scales.size()] - roi[i];
     // In float, as ONNX's shape inference and ONNX Runtime compute it: float32 scales such as
     // 7/3 = 2.3333333f give 7 from 3 in float, 6.99999976 (floored to 6) in double.
-    out.push_back(static_cast<int64_t>(std::floor(static_cast<float>(x.size(static_cast<int64_t>(i))) *
-                                                  static_cast<float>(scales[i]) * static_cast<float>(extent))));
+    const float size = std::floor(static_cast<float>(x.size(static_cast<int64_t>(i))) * static_cast<float>(scales[i]) *
+                                  static_cast<float>(extent));
+    if (!(size >= 0 && size < 9.2e18f)) ctx.fail("scales give axis " + std::to_string(i) + " no size");
+    out.push_back(static_cast<int64_t>(size));
   }
   return out;
 }

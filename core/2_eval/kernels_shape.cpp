@@ -323,6 +323,7 @@ std::vector<EvalValue> pad(const KernelContext& ctx) {
     if (__builtin_add_overflow(size, (*pads)[d], &size) || __builtin_add_overflow(size, (*pads)[d + rank], &size))
       ctx.fail("pads overflow axis " + std::to_string(d));
     out_dims.push_back(std::max<int64_t>(size, 0));
+    require_fits_in_memory(ctx, {out_dims.back()}, at::kLong);  // reflect/edge index along the axis
   }
   require_fits_in_memory(ctx, out_dims, x.scalar_type());
   if (mode == "constant") {

@@ -90,9 +90,13 @@ Value* narrow(Graph& g, const TorchNode&, const Args& a) {
   return slice(g, x, s, e, g.constant_ints({dim}), nullptr);
 }
 
+// A 0-d index selects one slice and keeps the axis (size 1), unlike Gather with a 0-d index: the
+// index is made 1-d unless it is known to be.
 Value* index_select(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
-  return gather(g, x, cast(g, a.tensor(2), DType::Int64), axis_of(x, a.i(1)));
+  Value* index = cast(g, a.tensor(2), DType::Int64);
+  if (index->rank() != std::optional<int64_t>(1)) index = reshape(g, index, std::vector<int64_t>{-1});
+  return gather(g, x, index, axis_of(x, a.i(1)));
 }
 
 }  // namespace

@@ -66,6 +66,9 @@ case("index_select", ["index_select"], [f32(3, 4, 5), ints(3, high=4)],
      lambda x, i: x.index_select(1, i))
 case("index_select_const", ["index_select"], [f32(3, 4, 5)],
      lambda x: x.index_select(-1, torch.tensor([4, 0, 2])))
+# A 0-d index keeps the axis with size 1 ([3, 4] -> [3, 1]), given as a constant or as an input.
+case("index_select_0d_index", ["index_select"], [f32(3, 4), ints(high=4)],
+     lambda x, i: (x.index_select(1, i), x.index_select(0, torch.tensor(2))))
 case("index_select_int32", ["index_select"], [f32(3, 4), ints(5, high=3, dtype=torch.int32)],
      lambda x, i: x.index_select(0, i))
 
