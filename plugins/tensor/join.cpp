@@ -71,11 +71,33 @@ Value* chunk(Graph& g, const TorchNode& n, const Args& a) {
   return g.list(split(g, x, even_pieces(total, std::max<int64_t>(piece, 1)), dim));
 }
 
+// Pieces whose sizes are only known at run time, one per element of `sizes` (a list of ints
+// and 0-d tensors): a Split with a sizes input from opset 13; before, Slices between running sums.
+std::vector<Value*> split_by_run_time_sizes(Graph& g, const TorchNode& n, Value* x, Value* sizes, int64_t dim) {
+  const int64_t count = static_cast<int64_t>(sizes->elements().size());
+  Value* lengths = int_list(g, sizes);
+  if (g.opset() >= 13) return g.op("Split", {x, lengths}, {{"axis_i", dim}}, static_cast<int>(count));
+  if (g.opset() < 11) throw ArgumentError(n.kind + ": split sizes computed at run time need opset 11 or later");
+  Value* ends = g.op("CumSum", {lengths, g.constant_int(0)});
+  Value* starts = g.op("Sub", {ends, lengths});
+  Value* axes = g.constant_ints({dim});
+  std::vector<Value*> pieces;
+  for (int64_t i = 0; i < count; ++i) {
+    Value* at = g.constant_ints({i});
+    pieces.push_back(slice(g, x, gather(g, starts, at, 0), gather(g, ends, at, 0), axes, nullptr));
+  }
+  return pieces;
+}
+
 // split(x, split_size: int | split_sizes: int[], dim)
 Value* split_op(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
-  const int64_t dim = a.is_none(2) ? 0 : a.i(2);
+  int64_t dim = a.is_none(2) ? 0 : a.i(2);
   std::vector<int64_t> sizes;
+  if (a.at(1)->is_list() && !a.at(1)->maybe_ints()) {
+    if (auto rank = x->rank()) dim = normalize_dim(dim, *rank);
+    return g.list(split_by_run_time_sizes(g, n, x, a.at(1), dim));
+  }
   if (a.at(1)->is_list() || std::holds_alternative<std::vector<int64_t>>(a.at(1)->constant())) {
     sizes = a.is(1);
   } else {

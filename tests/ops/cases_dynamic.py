@@ -51,6 +51,13 @@ case("dyn_split_dynamic_dim", ["split"], [f32(7, 2)], lambda x: x.split(2, 0), d
      since=11, fails={9: "needs the size of dim 0"})
 
 
+# Split sizes read from other inputs' run-time sizes: Split with a sizes input (13+), Slices
+# between running sums (11, 12). The sizes are related (7 = 3 + 4): growing each by one cannot run.
+case("dyn_split_sizes_at_run_time", ["split_with_sizes", "size"], [f32(2, 3), f32(2, 4), f32(2, 7)],
+     lambda x, y, t: torch.split(t, (x.size(1), y.size(1)), dim=1), dynamic={0: [1], 1: [1], 2: [1]},
+     since=11, fails={9: "need opset 11 or later"}, dynamic_check=False)
+
+
 def s_chunk_rows(x: Tensor):
     first, second, third = x.chunk(3, 0)
     return first, second * 2, third - 1
