@@ -56,8 +56,9 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
     (a path or a binary file object), as torch.onnx.export does. `args` is a tensor, a tuple of
     arguments, or a tuple ending in a dict of keyword arguments. opset_version None means
     onnxport's default (17). report: a path (.json or .md) to write the export report to, also
-    when the export fails. Returns the report as a dict (docs/export-report.md). mode: "trace", "script" or "auto" (default: "auto" for a scripted
-    module, whose control flow is kept where it depends on tensor values, else "trace")."""
+    when the export fails. Returns the report as a dict (docs/export-report.md). mode: "trace", "script" or "auto" (default "auto":
+    control flow that depends on tensor values or dynamic sizes is kept as ONNX If/Loop, as
+    torch.onnx keeps the scripted functions a traced model calls; the rest is traced)."""
     if export_modules_as_functions:
         raise ExportError("export error: export_modules_as_functions is not supported by onnxport "
                           "— leave it False (modules are exported inlined, their paths kept in node names)")
@@ -88,8 +89,10 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
                           "— pass the example inputs as `args`")
 
     positional = _positional_args(model, args)
-    module, positional, traced = _script_module(model, positional, training)
-    options["mode"] = mode if mode is not None else ("trace" if traced else "auto")
+    module, positional, _ = _script_module(model, positional, training)
+    # Not "trace" for a traced module: its scripted islands (torchvision's
+    # @_script_if_tracing functions) would be re-traced, and the re-trace bakes in every size.
+    options["mode"] = mode if mode is not None else "auto"
     exporter = _onnxport.exporter(_dirs(plugin_dirs or ()))
     with _output_path(f) as path:
         result = json.loads(exporter.export(module._c, _flatten_tuples(positional), path, json.dumps(options),

@@ -2,7 +2,7 @@
 """torchvision's detection models through onnxport.export, called as torch.onnx.export is called
 for them: the model itself (a list of images in, a list of dicts out), dynamic image height and
 width. Each file must match PyTorch in ONNX Runtime at the traced image size and at another one
-(--image-sizes 1: at the traced size only; CI's setting while the other size differs, see README).
+(--image-sizes 1: at the traced size only).
 
 usage: test_python_detection.py --python-path BUILD/python --ort-compare ort_compare.js --work DIR
                                 [--only NAME]... [--opsets 11 17] [--image-sizes 1|2]
