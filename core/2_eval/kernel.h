@@ -133,6 +133,7 @@ std::string too_large_for_memory(c10::IntArrayRef dims, at::ScalarType type);
 // The same limit for what grows one item at a time: a sequence, a Loop's scan outputs. `bytes`
 // counts the items' data plus kBytesPerItem each (an ATen tensor's own objects).
 constexpr int64_t kBytesPerItem = 512;
+int64_t held_bytes(const at::Tensor& item);
 int64_t held_bytes(const std::vector<at::Tensor>& items);
 void require_held_fits(const KernelContext& ctx, int64_t bytes, size_t items, const std::string& what);
 // Lowers the limit below physical memory (0: back to physical memory). The run fuzz target keeps

@@ -166,20 +166,19 @@ std::string byte_size_text(double bytes) {
 }
 
 std::atomic<int64_t> memory_limit{0};
+std::atomic<int64_t> loop_limit{0};
 
-double physical_memory() {
-  static const double bytes =
+// What one tensor or one growing collection may take: physical memory, or the lowered limit.
+double memory_budget() {
+  static const double physical =
       static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
-  return bytes;
+  const int64_t lowered = memory_limit.load();
+  return lowered > 0 ? static_cast<double>(lowered) : physical;
 }
 
 }  // namespace
 
 void set_evaluator_memory_limit(int64_t bytes) { memory_limit = bytes; }
-
-namespace {
-std::atomic<int64_t> loop_limit{0};
-}  // namespace
 
 void set_evaluator_loop_limit(int64_t iterations) { loop_limit = iterations; }
 int64_t evaluator_loop_limit() { return loop_limit; }
@@ -196,20 +195,24 @@ std::string too_large_for_memory(c10::IntArrayRef dims, at::ScalarType type) {
   }
   const std::string of = "shape " + shape + " of " + std::string(c10::toString(type));
   if (overflow) return of + " has more bytes than a 64-bit size can count";
-  const double memory = memory_limit > 0 ? static_cast<double>(memory_limit.load()) : physical_memory();
+  const double memory = memory_budget();
   if (static_cast<double>(bytes) <= memory) return {};
   return of + " (" + byte_size_text(static_cast<double>(bytes)) + ") is larger than this machine's memory (" +
          byte_size_text(memory) + ")";
 }
 
+int64_t held_bytes(const at::Tensor& item) {
+  return kBytesPerItem + (item.defined() ? static_cast<int64_t>(item.nbytes()) : 0);
+}
+
 int64_t held_bytes(const std::vector<at::Tensor>& items) {
   int64_t bytes = 0;
-  for (const auto& t : items) bytes += kBytesPerItem + (t.defined() ? static_cast<int64_t>(t.nbytes()) : 0);
+  for (const auto& t : items) bytes += held_bytes(t);
   return bytes;
 }
 
 void require_held_fits(const KernelContext& ctx, int64_t bytes, size_t items, const std::string& what) {
-  const double memory = memory_limit > 0 ? static_cast<double>(memory_limit.load()) : physical_memory();
+  const double memory = memory_budget();
   if (static_cast<double>(bytes) > memory)
     ctx.fail(what + " reached " + std::to_string(items) + " items (" + byte_size_text(static_cast<double>(bytes)) +
              "), more than this machine's memory (" + byte_size_text(memory) + ")");

@@ -53,7 +53,7 @@ std::vector<EvalValue> loop(const KernelContext& ctx) {
     for (size_t k = 0; k < n_carried; ++k) carried[k] = outs[1 + k];
     for (size_t k = 0; k < n_scan; ++k) {
       scans[k].push_back(outs[1 + n_carried + k].tensor);
-      scanned_bytes += held_bytes({scans[k].back()});
+      scanned_bytes += held_bytes(scans[k].back());
     }
     if (n_scan > 0) require_held_fits(ctx, scanned_bytes, static_cast<size_t>(i + 1), "the scan outputs");
   }

@@ -223,11 +223,10 @@ std::vector<EvalValue> tile(const KernelContext& ctx) {
     repeats.assign(x.dim(), 1);
     repeats[normalize_axis(ctx.input(2).item<int64_t>(), x.dim(), ctx)] = ctx.input(1).item<int64_t>();
   }
-  std::vector<int64_t> out_dims;
+  std::vector<int64_t> out_dims(repeats.size());
   for (size_t i = 0; i < repeats.size(); ++i) {
     if (repeats[i] < 0) ctx.fail("negative repeat count");
-    out_dims.push_back(repeats[i] * x.size(static_cast<int64_t>(i)));
-    if (x.size(static_cast<int64_t>(i)) != 0 && out_dims.back() / x.size(static_cast<int64_t>(i)) != repeats[i])
+    if (__builtin_mul_overflow(repeats[i], x.size(static_cast<int64_t>(i)), &out_dims[i]))
       ctx.fail("repeats " + std::to_string(repeats[i]) + " overflow the dimension");
   }
   require_fits_in_memory(ctx, out_dims, x.scalar_type());

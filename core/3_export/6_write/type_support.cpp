@@ -12,8 +12,6 @@ namespace onnxport::core {
 
 namespace {
 
-bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
-
 // The element type of every tensor the graph names, where it is known.
 std::unordered_map<std::string, int32_t> element_types(const OnnxModel& model) {
   std::unordered_map<std::string, int32_t> types;
@@ -47,7 +45,7 @@ void refuse_bfloat16_where_onnx_has_none(const OnnxModel& model, const std::stri
   if (opset == model.opset_imports.end()) return;
   for (const auto& node : model.nodes) {
     const onnx::NodeProto& proto = node.proto;
-    if (!is_default_domain(proto.domain())) continue;
+    if (!is_standard_domain(proto)) continue;
     const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(proto.op_type(), opset->second, "");
     if (!schema || schema->inputs().empty()) continue;
     for (int i = 0; i < proto.input_size(); ++i) {
