@@ -125,6 +125,20 @@ class DropInTest(unittest.TestCase):
         self.assertEqual(io_names(ours)[0], io_names(theirs)[0])
         self.assert_runs_like_pytorch("unused", [args[0], args[2]], [FirstOnly()(*args)])
 
+    def test_inputs_read_only_for_their_shape_are_kept_or_dropped_as_torch_onnx_does(self):
+        """torch.onnx folds what a static shape determines but keeps a shape read whole by an op
+        that does not fold, and anything read from a 0-d input's shape."""
+        class ShapeReads(torch.nn.Module):
+            def forward(self, x, gathered, whole, scalar):
+                return x * gathered.shape[0], x.expand_as(whole), torch.full_like(scalar, 1.5)
+
+        args = (torch.randn(1, 4), torch.randn(3, 4), torch.randn(2, 4), torch.tensor(7.0))
+        names = ["x", "gathered", "whole", "scalar"]
+        ours, theirs, _ = self.export_both(ShapeReads(), args, "shape_reads", input_names=names, opset_version=13)
+        self.assertEqual(io_names(ours)[0], ["x", "whole", "scalar"])
+        self.assertEqual(io_names(ours)[0], io_names(theirs)[0])
+        self.assert_runs_like_pytorch("shape_reads", [args[0], args[2], args[3]], list(ShapeReads()(*args)))
+
     def test_dynamic_axes_naming_nothing_warn_and_list_axes_are_named_by_position(self):
         model = torch.nn.Linear(4, 2)
         x = torch.randn(3, 5, 4)

@@ -69,6 +69,22 @@ class DependenceAnalysis {
   std::map<const torch::jit::Value*, Dependence> memo_;
 };
 
+// Ops that turn a tensor into a number: a trace keeps the number the example inputs gave.
+bool makes_number_from_tensor(const torch::jit::Node* n) {
+  static const std::set<std::string> kinds = {"aten::Int",           "aten::Float",          "aten::Bool",
+                                              "aten::item",          "aten::IntImplicit",    "aten::FloatImplicit",
+                                              "aten::ScalarImplicit", "aten::is_nonzero",    "aten::tolist"};
+  return n->inputs().size() >= 1 && kinds.count(n->kind().toQualString()) > 0 &&
+         n->input(0)->type()->cast<c10::TensorType>();
+}
+
+void collect_numbers(const torch::jit::Block* b, DependenceAnalysis& deps, std::vector<ControlFlowSite>& out) {
+  for (const auto* n : b->nodes()) {
+    if (makes_number_from_tensor(n) && deps.of(n->input(0)) == Dependence::Data) out.push_back({n, Dependence::Data});
+    for (const auto* sub : n->blocks()) collect_numbers(sub, deps, out);
+  }
+}
+
 void collect_sites(const torch::jit::Block* b, DependenceAnalysis& deps, std::vector<ControlFlowSite>& out) {
   for (const auto* n : b->nodes()) {
     if (n->kind() == c10::prim::If) {
@@ -107,6 +123,13 @@ std::vector<ControlFlowSite> control_flow_sites(const torch::jit::Graph& graph) 
   return out;
 }
 
+std::vector<ControlFlowSite> numbers_from_tensor_values(const torch::jit::Graph& graph) {
+  DependenceAnalysis deps(graph);
+  std::vector<ControlFlowSite> out;
+  collect_numbers(graph.block(), deps, out);
+  return out;
+}
+
 ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
   ModeChoice choice;
   const auto sites = control_flow_sites(graph);
@@ -115,6 +138,8 @@ ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
   std::vector<const ControlFlowSite*> needs_script;
   for (const auto& s : sites)
     if (s.dependence == Dependence::Data || (s.dependence == Dependence::Shape && dynamic)) needs_script.push_back(&s);
+  const auto numbers = numbers_from_tensor_values(graph);
+  for (const auto& s : numbers) needs_script.push_back(&s);
   if (o.mode == ExportMode::Script) {
     choice.script = true;
     choice.reason = "--mode script: " + std::to_string(sites.size()) + " control-flow node(s) kept as ONNX If/Loop";
@@ -136,7 +161,7 @@ ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
     choice.warnings.push_back(
         "the trace fixes " + s->describe() + " to what the example inputs did, but it depends on " +
         dependence_text(s->dependence) +
-        ": other inputs may need another branch or trip count. Export with --mode script (or auto)");
+        ": other inputs may need another branch, trip count or number. Export with --mode script (or auto)");
   return choice;
 }
 

@@ -13,12 +13,15 @@ namespace onnxport::core {
 enum class Dependence { None, Shape, Data };  // constants only | input sizes | tensor values
 
 struct ControlFlowSite {
-  const torch::jit::Node* node;  // prim::If / prim::Loop
+  const torch::jit::Node* node;  // prim::If / prim::Loop, or an op making a number of a tensor
   Dependence dependence;
   std::string describe() const;  // "prim::If in encoder.layers.0 (model.py:42)"
 };
 
 std::vector<ControlFlowSite> control_flow_sites(const torch::jit::Graph& graph);
+// aten::Int, aten::item, ... of a tensor computed from the inputs' values (dependence Data): a
+// trace would keep the number the example inputs gave.
+std::vector<ControlFlowSite> numbers_from_tensor_values(const torch::jit::Graph& graph);
 
 struct ModeChoice {
   bool script = false;

@@ -45,6 +45,7 @@ std::vector<std::string> PassStats::summary() const {
 PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options) {
   PassStats stats;
   remove_dead(model, stats);
+  const ShapeReads shape_reads = options.drop_unused_inputs ? record_shape_reads(model) : ShapeReads{};
   if (options.do_constant_folding) {
     stats.folded_nodes = fold_constants(model, options.opset_version, options.export_params).folded_nodes;
     remove_dead(model, stats);
@@ -54,8 +55,8 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options) {
     stats.fused_conv_bn = fuse_conv_batchnorm(model);
     if (stats.fused_conv_bn > 0) remove_dead(model, stats);
   }
-  // After folding, as in torch.onnx: an input only a folded Shape read goes too.
-  if (options.drop_unused_inputs) stats.dropped_inputs = drop_unused_inputs(model);
+  // After folding, as in torch.onnx: an input only a folded Shape read may go too.
+  if (options.drop_unused_inputs) stats.dropped_inputs = drop_unused_inputs(model, shape_reads);
   if (options.optimize < 1) return stats;
   stats.removed_noops = remove_noops(model, options.opset_version, inference);
   // Initializers listed as graph inputs can be fed by the user: they are not constants to rewrite

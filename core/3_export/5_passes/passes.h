@@ -75,9 +75,20 @@ size_t deduplicate_initializers(OnnxModel& model);
 size_t fuse_bias_adds(OnnxModel& model, int opset);
 
 // pass_drop_unused_inputs.cpp: removes graph inputs that no node reads (sub-graph captures count)
-// and that are no graph output, as torch.onnx does (options.drop_unused_inputs).
-// Returns their names.
-std::vector<std::string> drop_unused_inputs(OnnxModel& model);
+// and that are no graph output, as torch.onnx does (options.drop_unused_inputs). An input that
+// before folding reached a Shape node (other than aten::size's, which torch.onnx folds first)
+// stays where torch.onnx keeps it: the folded shape is read by a node that also reads a variable
+// (Expand(y, Shape(x)), view_as), or it is the shape of a 0-d value. Returns the names dropped.
+struct ShapeReads {
+  struct Read {
+    std::string output, input;
+    bool of_scalar;
+  };
+  std::unordered_map<std::string, std::vector<std::string>> made_from;  // node output -> the node's inputs
+  std::vector<Read> shapes;                                            // every Shape node
+};
+ShapeReads record_shape_reads(const OnnxModel& model);
+std::vector<std::string> drop_unused_inputs(OnnxModel& model, const ShapeReads& before_folding);
 
 // The ONNX-passes stage, by options.optimize:
 //   0: what torch.onnx does: dead code, constant folding (do_constant_folding), Conv+BN fusion
