@@ -384,8 +384,9 @@ std::vector<OptionRow> make_rows() {
   rows.push_back(enum_row("mode", "--mode", &O::mode, "trace|script|auto", parse_export_mode, export_mode_name,
                           "trace: record the ops one run on the example inputs executes (loops unrolled, branches "
                           "fixed; a torch.jit.trace .pt is used as saved). script: keep TorchScript control flow "
-                          "as ONNX If/Loop. auto: script when a branch or loop depends on tensor values (or on "
-                          "sizes of dynamic axes), trace otherwise; --verbose says which and why"));
+                          "as ONNX If/Loop. auto: script when a branch or loop, or a number taken from a tensor "
+                          "(int(t), t.item()), depends on tensor values (or a branch or loop on sizes of dynamic "
+                          "axes), trace otherwise; --verbose says which and why"));
   rows.push_back(switch_row("check_dynamic_axes", "--no-dynamic-check", &O::check_dynamic_axes, false,
                             "with dynamic axes, skip re-running the model at other sizes to prove no size was "
                             "baked in"));

@@ -66,6 +66,23 @@ class PairsOnly(torch.nn.Module):
         return x.view(-1, 2, x.shape[1]).sum(1)
 
 
+class ScaledIfAsked(torch.nn.Module):
+    """A forward taking numbers: scripted, they are graph inputs in torch.onnx's file."""
+
+    def forward(self, x, scale: float, offset: int, asked: bool):
+        if asked:
+            return x * scale + offset
+        return x - offset
+
+
+class PickedByValue(torch.nn.Module):
+    """Which list item it returns is a number made of a tensor's values."""
+
+    def forward(self, x, k):
+        rows = [x[i] for i in range(x.size(0))]
+        return rows[int(k.sum())]
+
+
 class DropInTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -138,6 +155,30 @@ class DropInTest(unittest.TestCase):
         self.assertEqual(io_names(ours)[0], ["x", "whole", "scalar"])
         self.assertEqual(io_names(ours)[0], io_names(theirs)[0])
         self.assert_runs_like_pytorch("shape_reads", [args[0], args[2], args[3]], list(ShapeReads()(*args)))
+
+    def test_numbers_taken_by_a_scripted_forward_are_graph_inputs_as_in_torch_onnx(self):
+        model = torch.jit.script(ScaledIfAsked())
+        x = torch.randn(2, 3)
+        ours, theirs, _ = self.export_both(model, (x, 1.5, 3, True), "numbers", opset_version=13)
+        self.assertEqual(elem_types(ours.input), [onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
+                                                  onnx.TensorProto.INT64, onnx.TensorProto.BOOL])
+        self.assertEqual(elem_types(ours.input), elem_types(theirs.input))
+        # The numbers are read at run time: other values than the example's give other results.
+        for scale, offset, asked in [(1.5, 3, True), (-2.0, 7, True), (0.5, 4, False)]:
+            inputs = [x, torch.tensor(scale, dtype=torch.float64), torch.tensor(offset), torch.tensor(asked)]
+            ok, log = ort_matches(path("numbers.onnx"), save_manifest(f"dropin_numbers_{offset}", inputs,
+                                                                      [model(x, scale, offset, asked)]))
+            self.assertTrue(ok, log)
+
+    def test_a_number_made_of_tensor_values_is_computed_at_run_time_not_traced_in(self):
+        model = torch.jit.script(PickedByValue())
+        x, k = torch.randn(4, 3), torch.tensor([1, 0])
+        report = onnxport.export(model, (x, k), path("picked.onnx"), opset_version=17)
+        self.assertEqual(report["mode"], "script")
+        for other in ([1, 0], [2, 1], [0, 0]):
+            k = torch.tensor(other)
+            ok, log = ort_matches(path("picked.onnx"), save_manifest(f"dropin_picked_{sum(other)}", [x, k], [model(x, k)]))
+            self.assertTrue(ok, log)
 
     def test_dynamic_axes_naming_nothing_warn_and_list_axes_are_named_by_position(self):
         model = torch.nn.Linear(4, 2)

@@ -216,6 +216,38 @@ void check_input_count(const torch::jit::Graph& graph, size_t given, size_t self
                     ErrorContext::with_hint("give one --input per forward argument, in order"));
 }
 
+// A number argument of a scripted forward (`y: float`) becomes a 0-d tensor input, as torch.onnx
+// makes it one: int64 for int, float64 for float, bool for bool, read back by aten::Int/Float/Bool.
+void numbers_as_tensor_inputs(torch::jit::Graph& graph, std::vector<torch::jit::IValue>& inputs, size_t self_inputs) {
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    torch::jit::Value* input = graph.inputs()[k + self_inputs];
+    const auto kind = input->type()->kind();
+    c10::Symbol read_back;
+    at::Tensor example;
+    if (kind == c10::TypeKind::IntType && inputs[k].isInt()) {
+      read_back = c10::aten::Int;
+      example = at::scalar_tensor(inputs[k].toInt(), at::kLong);
+    } else if (kind == c10::TypeKind::FloatType && inputs[k].isDouble()) {
+      read_back = c10::aten::Float;
+      example = at::scalar_tensor(inputs[k].toDouble(), at::kDouble);
+    } else if (kind == c10::TypeKind::BoolType && inputs[k].isBool()) {
+      read_back = c10::aten::Bool;
+      example = at::scalar_tensor(inputs[k].toBool(), at::kBool);
+    } else {
+      continue;
+    }
+    torch::jit::Value* tensor = graph.insertInput(k + self_inputs);
+    if (input->hasDebugName()) tensor->setDebugName(input->debugName());
+    tensor->setType(c10::TensorType::create(example));
+    torch::jit::WithInsertPoint at(graph.block()->nodes().front());
+    torch::jit::Node* number = graph.insertNode(graph.create(read_back, {tensor}));
+    number->output()->setType(input->type());
+    input->replaceAllUsesWith(number->output());
+    graph.eraseInput(k + self_inputs + 1);
+    inputs[k] = example;
+  }
+}
+
 // Training-mode ops (BatchNorm) update buffers in place while the graph runs: a snapshot puts
 // back the values the module was loaded with.
 class BufferSnapshot {
@@ -275,9 +307,10 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   std::string tuples_left_at;
   if (auto unflattened = clean_up(graph, out, tuples_left_at)) graph = unflattened;
 
-  const std::vector<torch::jit::IValue>& inputs = loaded.inputs;
   const size_t self_inputs = out.self ? 1 : 0;
-  check_input_count(*graph, inputs.size(), self_inputs);
+  check_input_count(*graph, loaded.inputs.size(), self_inputs);
+  numbers_as_tensor_inputs(*graph, loaded.inputs, self_inputs);
+  const std::vector<torch::jit::IValue>& inputs = loaded.inputs;
   for (const auto& iv : inputs)
     if (iv.isTensor()) out.example_tensors.push_back(iv.toTensor());
   std::vector<torch::jit::IValue> run_inputs;

@@ -38,8 +38,9 @@ enum class OperatorExportType { Onnx, OnnxAten, OnnxAtenFallback, OnnxFallthroug
 //   trace  - the ops one run on the example inputs executes (loops unrolled, branches fixed);
 //            a .pt saved by torch.jit.trace is used as saved, a scripted one is traced here;
 //   script - the TorchScript graph as compiled, control flow kept (ONNX If/Loop);
-//   auto   - script when a branch or loop depends on tensor values (or on sizes of dynamic
-//            axes), trace otherwise.
+//   auto   - script when a branch or loop, or a number taken from a tensor (int(t), t.item()),
+//            depends on tensor values (or a branch or loop on sizes of dynamic axes), trace
+//            otherwise.
 enum class ExportMode { Trace, Script, Auto };
 
 struct ExportOptions {
