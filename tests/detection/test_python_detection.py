@@ -5,8 +5,8 @@ width. Each file must match PyTorch in ONNX Runtime at the traced image size and
 (--image-sizes 1: at the traced size only).
 
 Matching detections: with random weights the ResNet-50 models' scores come within 1e-4 of each
-other, closer than two runtimes' float arithmetic agrees (ONNX Runtime's and PyTorch's scores of
-the same box differ by up to 5e-4). Where two scores are that close, TopK and NMS may keep them in
+other, closer than two runtimes' float arithmetic agrees (ONNX Runtime's and PyTorch's scores
+differ in the fourth decimal). Where two scores are that close, TopK and NMS may keep them in
 either order, or keep either of two overlapping boxes. So when the element-wise comparison fails,
 the detections are matched as a set: every PyTorch detection must have an ONNX Runtime detection
 of the same label whose box, score, mask or keypoints agree within the tolerances; one left
@@ -110,8 +110,8 @@ def run_case(onnxport, name, opset, args):
         if r.returncode == 0:
             continue
         flat = [t.detach().numpy() for t in torch._C._jit_flatten(expected)[0]]
-        actual = [np.load(os.path.join(actual_dir, f"model.actual{n}.npy")) if
-                  os.path.exists(os.path.join(actual_dir, f"model.actual{n}.npy")) else None for n in range(count)]
+        saved = [os.path.join(actual_dir, f"model.actual{n}.npy") for n in range(count)]
+        actual = [np.load(file) if os.path.exists(file) else None for file in saved]
         problem = None if all(a is not None for a in actual) else "ONNX Runtime did not run: " + (r.stdout + r.stderr).strip()[-600:]
         if not problem:
             problem, explained = unmatched_detections(expected[0], flat, actual)

@@ -78,20 +78,16 @@ bool makes_number_from_tensor(const torch::jit::Node* n) {
          n->input(0)->type()->cast<c10::TensorType>();
 }
 
-void collect_numbers(const torch::jit::Block* b, DependenceAnalysis& deps, std::vector<ControlFlowSite>& out) {
-  for (const auto* n : b->nodes()) {
-    if (makes_number_from_tensor(n) && deps.of(n->input(0)) == Dependence::Data) out.push_back({n, Dependence::Data});
-    for (const auto* sub : n->blocks()) collect_numbers(sub, deps, out);
-  }
-}
-
-void collect_sites(const torch::jit::Block* b, DependenceAnalysis& deps, std::vector<ControlFlowSite>& out) {
+void collect_sites(const torch::jit::Block* b, DependenceAnalysis& deps, TraceFixedSites& out) {
   for (const auto* n : b->nodes()) {
     if (n->kind() == c10::prim::If) {
-      out.push_back({n, deps.of(n->input())});
+      out.control_flow.push_back({n, deps.of(n->input())});
     } else if (n->kind() == c10::prim::Loop) {
       const auto* body = n->blocks()[0];
-      out.push_back({n, std::max({deps.of(n->inputs()[0]), deps.of(n->inputs()[1]), deps.of(body->outputs()[0])})});
+      out.control_flow.push_back(
+          {n, std::max({deps.of(n->inputs()[0]), deps.of(n->inputs()[1]), deps.of(body->outputs()[0])})});
+    } else if (makes_number_from_tensor(n) && deps.of(n->input(0)) == Dependence::Data) {
+      out.numbers.push_back({n, Dependence::Data});
     }
     for (const auto* sub : n->blocks()) collect_sites(sub, deps, out);
   }
@@ -116,30 +112,23 @@ std::string ControlFlowSite::describe() const {
   return text;
 }
 
-std::vector<ControlFlowSite> control_flow_sites(const torch::jit::Graph& graph) {
+TraceFixedSites trace_fixed_sites(const torch::jit::Graph& graph) {
   DependenceAnalysis deps(graph);
-  std::vector<ControlFlowSite> out;
+  TraceFixedSites out;
   collect_sites(graph.block(), deps, out);
-  return out;
-}
-
-std::vector<ControlFlowSite> numbers_from_tensor_values(const torch::jit::Graph& graph) {
-  DependenceAnalysis deps(graph);
-  std::vector<ControlFlowSite> out;
-  collect_numbers(graph.block(), deps, out);
   return out;
 }
 
 ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
   ModeChoice choice;
-  const auto sites = control_flow_sites(graph);
+  const auto fixed = trace_fixed_sites(graph);
+  const auto& sites = fixed.control_flow;
   choice.control_flow_sites = sites.size();
   const bool dynamic = !o.dynamic_axes.empty();
   std::vector<const ControlFlowSite*> needs_script;
   for (const auto& s : sites)
     if (s.dependence == Dependence::Data || (s.dependence == Dependence::Shape && dynamic)) needs_script.push_back(&s);
-  const auto numbers = numbers_from_tensor_values(graph);
-  for (const auto& s : numbers) needs_script.push_back(&s);
+  for (const auto& s : fixed.numbers) needs_script.push_back(&s);
   if (o.mode == ExportMode::Script) {
     choice.script = true;
     choice.reason = "--mode script: " + std::to_string(sites.size()) + " control-flow node(s) kept as ONNX If/Loop";

@@ -18,10 +18,13 @@ struct ControlFlowSite {
   std::string describe() const;  // "prim::If in encoder.layers.0 (model.py:42)"
 };
 
-std::vector<ControlFlowSite> control_flow_sites(const torch::jit::Graph& graph);
-// aten::Int, aten::item, ... of a tensor computed from the inputs' values (dependence Data): a
-// trace would keep the number the example inputs gave.
-std::vector<ControlFlowSite> numbers_from_tensor_values(const torch::jit::Graph& graph);
+// What a trace would fix to the example inputs' outcome: every prim::If / prim::Loop with what
+// decides it, and every number taken from a tensor computed from the inputs' values (aten::Int,
+// aten::item, ...: dependence Data), which a trace would keep as the example's number.
+struct TraceFixedSites {
+  std::vector<ControlFlowSite> control_flow, numbers;
+};
+TraceFixedSites trace_fixed_sites(const torch::jit::Graph& graph);
 
 struct ModeChoice {
   bool script = false;
