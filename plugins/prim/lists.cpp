@@ -144,6 +144,39 @@ Value* all_or_any(Graph& g, const TorchNode&, const Args& a, bool all) {
   return cast(g, reduce(g, all ? "ReduceMin" : "ReduceMax", concat(g, truths, 0), {0}, false), DType::Bool);
 }
 
+// aten::_infer_size(a, b): the shape two shapes broadcast to (BCELoss expands its weight to it).
+// Folded when both are known; otherwise, right-aligned, each dimension is b's unless b's is 1.
+Value* broadcast_shape(Graph& g, const TorchNode& n, const Args& a) {
+  auto left = a.at(0)->maybe_ints();
+  auto right = a.at(1)->maybe_ints();
+  if (left && right) {
+    std::vector<int64_t> out(std::max(left->size(), right->size()), 1);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const int64_t l = i < left->size() ? (*left)[left->size() - 1 - i] : 1;
+      const int64_t r = i < right->size() ? (*right)[right->size() - 1 - i] : 1;
+      if (l != r && l != 1 && r != 1)
+        throw ArgumentError(n.kind + ": the shapes do not broadcast (size " + std::to_string(l) + " against " +
+                            std::to_string(r) + " in dimension " + std::to_string(-1 - static_cast<int64_t>(i)) +
+                            ")");
+      out[out.size() - 1 - i] = r == 1 ? l : r;
+    }
+    return g.constant_ints(out);
+  }
+  auto left_length = static_length(a.at(0));
+  auto right_length = static_length(a.at(1));
+  if (!left_length || !right_length)
+    throw ArgumentError(n.kind + ": broadcasting shapes whose lengths are only known at run time is not supported");
+  const int64_t rank = std::max(*left_length, *right_length);
+  auto aligned = [&](Value* list, int64_t length) {
+    Value* dims = int_list(g, list);
+    if (length == rank) return dims;
+    return concat(g, {g.constant_ints(std::vector<int64_t>(static_cast<size_t>(rank - length), 1)), dims}, 0);
+  };
+  Value* l = aligned(a.at(0), *left_length);
+  Value* r = aligned(a.at(1), *right_length);
+  return g.op("Where", {g.op("Equal", {r, g.constant_ints(std::vector<int64_t>(static_cast<size_t>(rank), 1))}), l, r});
+}
+
 }  // namespace
 
 void add_lists(Registrar& r) {
@@ -158,6 +191,7 @@ void add_lists(Registrar& r) {
         [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, false); });
   r.add("aten::slice.t", 1, slice_list);
   r.add("aten::add.t", 1, concat_lists);
+  r.add("aten::_infer_size", 1, broadcast_shape);
   r.add("prim::ListConstruct", 1, make_list);
   r.add("prim::TupleConstruct", 1, make_list);
   r.add("prim::ListUnpack", 1, unpack);

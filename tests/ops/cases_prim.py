@@ -69,6 +69,16 @@ def s_len_tensor(x: Tensor):
     return x * len(x)
 
 
+def s_infer_size(x: Tensor, w: Tensor):
+    return x * w.expand(torch._C._infer_size(x.size(), w.size()))
+
+
+# Folded (static shapes) and computed at run time (a dynamic axis): w (3, 1) broadcast against x.
+case("infer_size", ["_infer_size", "size", "expand"], [f32(2, 3, 4), f32(3, 1)], s_infer_size, script=True)
+case("infer_size_dynamic", ["_infer_size", "size", "expand"], [f32(2, 3, 4), f32(3, 1)], s_infer_size,
+     script=True, dynamic={0: [0, 2]})
+
+
 case("list_concat", ["add.t", "size", "expand"], [f32(2, 3)], s_list_concat, script=True)
 case("len_tensor", ["len"], [f32(3, 2)], s_len_tensor, script=True)
 case("getitem_size", ["__getitem__", "size"], [f32(2, 3)], s_getitem_size, script=True)

@@ -7,7 +7,7 @@ from typing import List, Optional
 import torch
 from torch import Tensor
 import torch.nn.functional as F
-from op_framework import UNREACHABLE, case, f32, ints
+from op_framework import UNREACHABLE, Input, case, f32, ints
 
 UNREACHABLE.update({
     "prim::Constant": "handled by the core in every graph; not a row of its own (every row has constants)",
@@ -191,6 +191,36 @@ def s_index_put_slices(x: Tensor, idx: Tensor, v: Tensor):
     return x
 
 
+def s_index_put_rows_then_index(x: Tensor, idx: Tensor, v: Tensor):
+    x[1:3, idx] = v
+    return x
+
+
+def s_index_put_rows_then_index_add(x: Tensor, idx: Tensor, v: Tensor):
+    x[1:3, idx] += v
+    return x
+
+
+def s_index_put_index_then_slice(x: Tensor, idx: Tensor, v: Tensor):
+    x[idx, 1:3] = v
+    return x
+
+
+def s_index_put_full_slice_slice_index(x: Tensor, idx: Tensor, v: Tensor):
+    x[:, 1:4, idx] = v
+    return x
+
+
+def s_index_put_slice_scalar(x: Tensor, idx: Tensor):
+    x[1:3, idx] = 2.5
+    return x
+
+
+def distinct_ints(count, high):
+    """`count` different integers in [0, high): indices an assignment writes once each."""
+    return Input((count,), torch.int64, lambda s, g: torch.randperm(high, generator=g)[:count])
+
+
 def s_if_on_tensor(x: Tensor):
     if x.sum() > 0:
         return x * 2.0
@@ -215,6 +245,17 @@ def s_interpolate_computed_scale(x: Tensor):
 
 case("assigns_own_attribute", ["linear", "mul"], [f32(2, 3)], module=AssignsOwnAttribute, script=True)
 case("index_put_slices_script", ["index_put_"], [f32(3, 4, 5), ints(2, high=5), f32(1, 2, 2)], s_index_put_slices,
+     script=True, since=11)
+# Every form of `x[a:b, idx] = v` and `+=` in script (issue 30).
+case("index_put_rows_then_index_script", ["index_put_"], [f32(4, 5), distinct_ints(2, 5), f32(2, 2)],
+     s_index_put_rows_then_index, script=True, since=11)
+case("index_put_rows_then_index_add_script", ["index_put_"], [f32(4, 5), distinct_ints(3, 5), f32(2, 3)],
+     s_index_put_rows_then_index_add, script=True, since=11)
+case("index_put_index_then_slice_script", ["index_put_"], [f32(4, 5), distinct_ints(2, 4), f32(2, 2)],
+     s_index_put_index_then_slice, script=True, since=11)
+case("index_put_full_slice_slice_index_script", ["index_put_"], [f32(2, 5, 6), distinct_ints(3, 6), f32(2, 3, 3)],
+     s_index_put_full_slice_slice_index, script=True, since=11)
+case("index_put_slice_scalar_script", ["index_put_"], [f32(4, 5), distinct_ints(2, 5)], s_index_put_slice_scalar,
      script=True, since=11)
 case("if_on_tensor", ["gt"], [f32(2, 3)], s_if_on_tensor, script=True)
 case("if_on_one_element", ["gt"], [f32(3)], s_if_on_one_element, script=True)

@@ -5,6 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
 namespace onnxport::core {
 
 namespace {
@@ -24,6 +27,27 @@ std::optional<c10::IValue> export_time_value(const torch::jit::Node* n) {
     if (n->kind() == kind) return c10::IValue(false);
   if (n->kind() == c10::prim::device) return c10::IValue(c10::Device(c10::kCPU));
   return std::nullopt;
+}
+
+// aten::format of constants: TorchScript's constant propagation leaves it, but the reasons
+// TransformerEncoder gives for skipping its fast path are such strings, and whether one is
+// empty decides the branch.
+std::optional<c10::IValue> formatted_constant_text(const torch::jit::Node* n) {
+  if (n->kind() != c10::aten::format) return std::nullopt;
+  torch::jit::Stack stack;
+  for (const auto* input : n->inputs()) {
+    auto value = torch::jit::toIValue(input);
+    if (!value) return std::nullopt;
+    stack.push_back(std::move(*value));
+  }
+  stack.emplace_back(static_cast<int64_t>(n->inputs().size()));  // a vararg op takes its input count
+  try {
+    n->getOperation()(stack);
+  } catch (const c10::Error&) {
+    return std::nullopt;
+  }
+  if (stack.size() != 1 || !stack.front().isString()) return std::nullopt;
+  return stack.front();
 }
 
 void replace_with_constant(torch::jit::Node* n, const c10::IValue& value) {
@@ -185,6 +209,9 @@ size_t fold_export_time_facts(torch::jit::Block* block) {
       ++folded;
     } else if (auto value = export_time_value(n)) {
       replace_with_constant(n, *value);
+      ++folded;
+    } else if (auto text = formatted_constant_text(n)) {
+      replace_with_constant(n, *text);
       ++folded;
     }
   }

@@ -9,7 +9,7 @@ namespace onnxport::core {
 // onnxport runs the model on the CPU, with autograd and autocast off, on dense non-nested
 // tensors that do not require grad. Replaces prim::is_cuda (and the other backend tests),
 // prim::device, prim::requires_grad, aten::is_grad_enabled and aten::is_autocast_enabled by
-// constants. Also decides `x is None` for values whose type cannot be None (given Optional
+// constants, and formats constant strings (aten::format). Also decides `x is None` for values whose type cannot be None (given Optional
 // arguments) and `x is y` for a value and itself or two different graph inputs, and drops `with torch.no_grad():`
 // scopes (keeping their body). Returns how many nodes it replaced.
 size_t fold_export_time_facts(torch::jit::Block* block);

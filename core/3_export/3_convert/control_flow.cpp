@@ -117,6 +117,7 @@ void Converter::convert_loop(const torch::jit::Node* n) {
   const ErrorContext ec = error_context(n);
   const auto* body = n->blocks()[0];
   const auto written = written_outer_values(n);
+  if (n->outputs().empty() && written.empty()) return;  // only checks and raises: nothing ONNX can keep
 
   Value* trip_count = lookup(n->inputs()[0]);
   if (trip_count->maybe_int() == std::numeric_limits<int64_t>::max()) trip_count = nullptr;  // a while loop
