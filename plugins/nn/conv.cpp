@@ -1,5 +1,7 @@
 // Convolutions. After tracing, nn.ConvNd shows up as aten::_convolution (with a transposed
 // flag); scripted code and F.conv2d give aten::conv2d & co. All become Conv / ConvTranspose.
+#include <limits>
+
 #include "nn.h"
 #include "onnxport/helpers.h"
 
@@ -10,6 +12,7 @@ using namespace helpers;
 
 struct ConvSpec {
   std::vector<int64_t> stride, padding, dilation, output_padding;
+  std::vector<int64_t> end_padding;  // when set: the pads at each dim's end (otherwise `padding`)
   std::string padding_mode;  // "" (explicit padding), "same" or "valid" (conv*.padding overloads)
   int64_t groups = 1;
   bool transposed = false;
@@ -48,7 +51,8 @@ Value* convolution(Graph& g, const TorchNode& n, Value* x, Value* w, Value* b, c
     pads.assign(2 * nd, 0);
   } else if (spec.padding_mode.empty()) {
     pads = spec.padding;
-    pads.insert(pads.end(), spec.padding.begin(), spec.padding.end());
+    const auto& end = spec.end_padding.empty() ? spec.padding : spec.end_padding;
+    pads.insert(pads.end(), end.begin(), end.end());
   } else {
     throw ArgumentError(n.kind + ": padding='" + spec.padding_mode + "' is not one of 'same', 'valid'");
   }
@@ -100,6 +104,33 @@ Value* conv_nd(Graph& g, const TorchNode& n, const Args& a) {
   return convolution(g, n, x, w, a.optional_tensor(2), spec);
 }
 
+// An output_padding computed at run time (ConvTranspose called with output_size on an input
+// whose spatial size is dynamic): ONNX's is an attribute. The end is left uncropped and padded by
+// stride - 1, the most torch allows when dilation <= stride; positions past the full convolution
+// hold only the bias, as in torch. Then each spatial dim is sliced to its length: the computed
+// one minus (stride - 1) - padding + output_padding.
+Value* conv_transpose_runtime_output_padding(Graph& g, const TorchNode& n, const Args& a, Value* x, Value* w,
+                                             ConvSpec spec) {
+  const size_t nd = spec.stride.size();
+  std::vector<int64_t> trim(nd);
+  for (size_t i = 0; i < nd; ++i) {
+    if (spec.dilation[i] > spec.stride[i])
+      throw ArgumentError(n.kind + ": an output_padding computed at run time (output_size with a dynamic spatial "
+                          "size) needs dilation <= stride; give the input a static spatial size");
+    spec.output_padding.push_back(spec.stride[i] - 1);
+    trim[i] = spec.stride[i] - 1 + spec.padding[i];
+  }
+  spec.end_padding.assign(nd, 0);
+  Value* full = convolution(g, n, x, w, a.optional_tensor(2), spec);
+  const auto count = static_cast<int64_t>(nd);
+  Value* lengths = slice(g, shape_of(g, full), {0}, {-count}, {std::numeric_limits<int64_t>::max()});
+  Value* ends = g.op("Add", {g.op("Sub", {lengths, g.constant_ints(trim)}),
+                             cast(g, int_list(g, a.at(5)), DType::Int64)});
+  std::vector<int64_t> axes;
+  for (int64_t i = -count; i < 0; ++i) axes.push_back(i);
+  return slice(g, full, g.constant_ints(std::vector<int64_t>(nd, 0)), ends, g.constant_ints(axes), nullptr);
+}
+
 // aten::conv_transpose{1,2,3}d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 Value* conv_transpose_nd(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
@@ -109,9 +140,10 @@ Value* conv_transpose_nd(Graph& g, const TorchNode& n, const Args& a) {
   spec.transposed = true;
   spec.stride = per_dim(a, 3, nd, 1);
   spec.padding = per_dim(a, 4, nd, 0);
-  spec.output_padding = per_dim(a, 5, nd, 0);
   spec.groups = a.is_none(6) ? 1 : a.i(6);
   spec.dilation = per_dim(a, 7, nd, 1);
+  if (!a.is_none(5) && !a.at(5)->maybe_ints()) return conv_transpose_runtime_output_padding(g, n, a, x, w, spec);
+  spec.output_padding = per_dim(a, 5, nd, 0);
   return convolution(g, n, x, w, a.optional_tensor(2), spec);
 }
 

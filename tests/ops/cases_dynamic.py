@@ -120,3 +120,24 @@ case("dyn_max_pool2d_ceil_overhang", ["max_pool2d"], [f32(1, 2, 5, 5)],
      lambda x: F.max_pool2d(x, 2, 2, 1, ceil_mode=True), dynamic={0: [2, 3]}, since=10)
 case("dyn_avg_pool2d_ceil_overhang", ["avg_pool2d"], [f32(1, 2, 5, 5)],
      lambda x: F.avg_pool2d(x, 2, 2, 1, ceil_mode=True), dynamic={0: [2, 3]}, since=10)
+
+
+class UpToSkip(nn.Module):
+    """A U-Net's up step: ConvTranspose to the skip connection's size, so output_padding is
+    computed at run time from both inputs' spatial sizes."""
+
+    def __init__(self, dilation=1):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, dilation=dilation)
+
+    def forward(self, x, skip):
+        return self.up(x, output_size=skip.size()) + skip
+
+
+# Output padding 1 in H (12 from 6) and 0 in W (13 from 7). The resized re-run would ask for
+# sizes the model refuses, hence dynamic_check=False.
+case("dyn_conv_transpose2d_output_size", ["conv_transpose2d"], [f32(1, 3, 6, 7), f32(1, 4, 12, 13)],
+     module=UpToSkip, script=True, dynamic={0: [2, 3], 1: [2, 3]}, dynamic_check=False, since=10, **CONV_RTOL)
+case("dyn_conv_transpose2d_output_size_dilated", ["conv_transpose2d"], [f32(1, 3, 6, 7), f32(1, 4, 16, 18)],
+     module=lambda: UpToSkip(dilation=3), script=True, dynamic={0: [2, 3], 1: [2, 3]}, dynamic_check=False,
+     since=10, fails={o: "needs dilation <= stride" for o in (10, 11, 13, 14, 16, 17)})
