@@ -58,12 +58,21 @@ std::optional<int64_t> last_static_dim(const TensorType& t) {
   return static_dim(t, t.shape->size() - 1);
 }
 
+}  // namespace
+
+std::optional<int64_t> weight_dim(const Value* w, size_t axis) {
+  if (auto d = static_dim(w->type(), axis)) return d;
+  if (const Tensor* t = w->maybe_tensor(); t && t->rank() == 2 && axis < 2) return t->shape()[axis];
+  return std::nullopt;
+}
+
+namespace {
+
 // hidden_size from w_hh's shape [gates*hidden, hidden], its constant payload, or the traced
 // type of the hidden-state output.
 int64_t hidden_size(const TorchNode& node, const RnnConfig& c) {
   Value* w_hh = c.params.at(1);
-  if (auto h = static_dim(w_hh->type(), 1)) return *h;
-  if (const Tensor* t = w_hh->maybe_tensor(); t && t->rank() == 2) return t->shape()[1];
+  if (auto h = weight_dim(w_hh, 1)) return *h;
   if (node.num_outputs() > 0) {
     const TensorType& state = node.output_types[node.num_outputs() > 1 ? 1 : 0];
     if (auto h = last_static_dim(state)) return *h;
@@ -78,10 +87,6 @@ void check_params(const TorchNode& node, const RnnConfig& c, int64_t per_directi
   const int64_t dirs = c.bidirectional ? 2 : 1;
   const auto expected = static_cast<size_t>(c.num_layers * dirs * per_direction);
   if (c.params.size() == expected) return;
-  if (c.cell == Cell::LSTM && c.params.size() == static_cast<size_t>(c.num_layers * dirs * (per_direction + 1))) {
-    fail_node(node, "LSTM with projections (proj_size > 0) cannot be expressed as an ONNX LSTM",
-              "use proj_size=0 or replace the projection by an explicit Linear after the LSTM");
-  }
   fail_node(node,
             "expected " + std::to_string(expected) + " weight tensors (" + std::to_string(c.num_layers) + " layers x " +
                 std::to_string(dirs) + " directions x " + std::to_string(per_direction) + "), got " +
@@ -134,10 +139,18 @@ Value* merge_directions(Graph& g, Value* y, bool bidirectional) {
   return reshape(g, transpose(g, y, {0, 2, 1, 3}), {0, 0, -1});
 }
 
+// An LSTM's params hold one more weight per direction (w_hr) when it has projections.
+bool has_projections(const RnnConfig& c) {
+  const int64_t dirs = c.bidirectional ? 2 : 1;
+  const int64_t per_direction = c.has_biases ? 5 : 3;
+  return c.cell == Cell::LSTM && c.params.size() == static_cast<size_t>(c.num_layers * dirs * per_direction);
+}
+
 }  // namespace
 
 RnnOutputs build_rnn(Graph& g, const TorchNode& node, const RnnConfig& c) {
   const bool lstm = c.cell == Cell::LSTM;
+  if (has_projections(c)) return build_projected_lstm(g, node, c);
   check_params(node, c, c.has_biases ? 4 : 2);
   const size_t states = lstm ? 2 : 1;
   if (!c.initial.empty() && c.initial.size() != states) {

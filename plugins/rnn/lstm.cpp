@@ -1,4 +1,5 @@
-// aten::lstm (input and data overloads) and aten::lstm_cell -> ONNX LSTM.
+// aten::lstm (input and data overloads) and aten::lstm_cell -> ONNX LSTM (with proj_size > 0:
+// a Loop per layer, lstm_projection.cpp).
 #include "rnn.h"
 
 namespace onnxport::rnn {

@@ -1,4 +1,5 @@
-// The built-in rnn op pack: PyTorch's recurrent layers as ONNX LSTM / GRU / RNN.
+// The built-in rnn op pack: PyTorch's recurrent layers as ONNX LSTM / GRU / RNN (an LSTM with
+// projections as an ONNX Loop per layer).
 #include "onnxport/op_pack.h"
 #include "rnn.h"
 

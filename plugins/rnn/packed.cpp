@@ -35,6 +35,11 @@ Value* lengths_from_batch_sizes(Graph& g, Value* batch_sizes, Value* data) {
   return count_greater(g, cast(g, batch_sizes, DType::Int64), iota_of(g, data, 1), 0);
 }
 
+Value* valid_steps(Graph& g, Value* lengths, Value* data) {
+  Value* steps = iota_of(g, data, 0);
+  return g.op("Less", {unsqueeze(g, steps, {1}), unsqueeze(g, cast(g, lengths, DType::Int64), {0})});
+}
+
 namespace {
 
 // aten::_pack_padded_sequence(input, lengths, batch_first) -> (data, batch_sizes)
@@ -69,8 +74,7 @@ std::vector<Value*> pad_packed(Graph& g, const TorchNode& n, const Args& a) {
   Value* out = data;
   if (padding != 0.0) {
     // mask[t, b] = t < lengths[b], broadcast over the feature dims
-    Value* steps = iota_of(g, data, 0);
-    Value* mask = g.op("Less", {unsqueeze(g, steps, {1}), unsqueeze(g, lengths, {0})});
+    Value* mask = valid_steps(g, lengths, data);
     std::vector<int64_t> feature_axes;
     for (int64_t d = 2; d < rank; ++d) feature_axes.push_back(d);
     if (!feature_axes.empty()) mask = unsqueeze(g, mask, feature_axes);

@@ -1,7 +1,8 @@
-"""rnn pack rows: LSTM/GRU/RNN (layers, directions, batch_first, biases) and their cells."""
+"""rnn pack rows: LSTM/GRU/RNN (layers, directions, batch_first, biases, LSTM projections) and their cells."""
 import torch
 import torch.nn as nn
-from op_framework import With, case, f32
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from op_framework import Input, With, case, f32
 
 
 # ---- rnn
@@ -22,11 +23,12 @@ class Seq(nn.Module):
         return out, h, c
 
 
-def rnn_inputs(kind, layers=1, bidirectional=False, batch_first=False, seq=5, batch=3, feat=4, hidden=6):
+def rnn_inputs(kind, layers=1, bidirectional=False, batch_first=False, seq=5, batch=3, feat=4, hidden=6, proj=0):
+    """x and the initial state(s); with proj (an LSTM's proj_size) h0 has proj features, c0 hidden."""
     d = 2 if bidirectional else 1
     x = f32(batch, seq, feat) if batch_first else f32(seq, batch, feat)
-    state = [f32(layers * d, batch, hidden, low=-1, high=1)]
-    return [x] + state * (2 if kind == "lstm" else 1)
+    h0 = f32(layers * d, batch, proj or hidden, low=-1, high=1)
+    return [x, h0] + ([f32(layers * d, batch, hidden, low=-1, high=1)] if kind == "lstm" else [])
 
 
 LSTM_SAVE_BUG = ("torch.jit.save of this scripted nn.LSTM fails in torch 1.13 (strides() called on an undefined "
@@ -61,9 +63,55 @@ rnn_case("rnn_relu_bidir_batch_first", "rnn", "rnn_relu", bidirectional=True, ba
 rnn_case("rnn_relu_2layer", "rnn", "rnn_relu", layers=2, nonlinearity="relu")
 rnn_case("rnn_tanh_no_bias_batch_first", "rnn", "rnn_tanh", batch_first=True, bias=False)
 rnn_case("lstm_batch_first", "lstm", "lstm", batch_first=True)
-case("lstm_proj", ["lstm"], [f32(5, 3, 4), f32(1, 3, 3, low=-1, high=1), f32(1, 3, 6, low=-1, high=1)],
-     module=lambda: Seq(nn.LSTM(4, 6, proj_size=3)).eval(), opsets=[], fails={17: "proj_size > 0"},
-     no_script_twin=LSTM_SAVE_BUG)
+
+
+# LSTM with projections (proj_size > 0): no ONNX LSTM can express it; one ONNX Loop per layer.
+def lstm_proj_case(id, layers=1, bidirectional=False, batch_first=False, bias=True, **kw):
+    case(id, ["lstm"], rnn_inputs("lstm", layers, bidirectional, batch_first, proj=3),
+         module=lambda: Seq(nn.LSTM(4, 6, num_layers=layers, bidirectional=bidirectional, batch_first=batch_first,
+                                    bias=bias, proj_size=3)).eval(),
+         no_script_twin=LSTM_SAVE_BUG, **kw)
+
+
+lstm_proj_case("lstm_proj", opsets=[8, 9, 10, 11, 13, 14, 16, 17])
+lstm_proj_case("lstm_proj_2layer", layers=2)
+# Opsets 8 and 9 reverse the backward direction's outputs with a Gather, 10 on with a Slice.
+lstm_proj_case("lstm_proj_bidirectional", bidirectional=True, opsets=[8, 9, 10, 11, 13, 14, 16, 17])
+lstm_proj_case("lstm_proj_2layer_bidir_batch_first", layers=2, bidirectional=True, batch_first=True)
+lstm_proj_case("lstm_proj_3layer_bidir_no_bias", layers=3, bidirectional=True, bias=False)
+lstm_proj_case("lstm_proj_batch_first", batch_first=True)
+# A run-time sequence length: before opset 10 nothing reverses the backward direction's outputs.
+lstm_proj_case("lstm_proj_bidir_dynamic", layers=2, bidirectional=True, dynamic={0: [0, 1], 1: [1], 2: [1]},
+               fails={9: "needs opset 10"})
+
+
+def lstm_all_outputs(s, x):
+    out, (h, c) = s.rnn(x)
+    return out, h, c
+
+
+# No initial state: nn.LSTM makes zeros of [layers*dirs, batch, proj] and [.., hidden].
+case("lstm_proj_no_state", ["lstm", "zeros"], [f32(5, 3, 4)],
+     module=lambda: With(lstm_all_outputs, rnn=nn.LSTM(4, 6, num_layers=2, bidirectional=True, proj_size=2)))
+
+
+class PackedLstmProj(nn.Module):
+    """A packed batch through a bidirectional LSTM with projections: steps past a length keep the state."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(4, 6, 2, bidirectional=True, batch_first=True, proj_size=3)
+
+    def forward(self, x, lengths):
+        packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        out, (h, c) = self.rnn(packed)
+        y, lens = pad_packed_sequence(out, batch_first=True, padding_value=-1.0)
+        return y, lens, h, c
+
+
+case("lstm_proj_packed", ["_pack_padded_sequence", "_pad_packed_sequence", "lstm"],
+     [f32(3, 6, 4), Input((3,), torch.int64, lambda shape, gen: torch.tensor([4, 6, 2]))],
+     module=lambda: PackedLstmProj().eval())
 
 
 class CellWeights(nn.Module):
