@@ -2,8 +2,11 @@
 // which ONNX's ceil_mode does not; when the input's spatial sizes are static the exact output
 // size is computed here and reached with extra end padding and ceil_mode=0 (this also covers
 // opset 9, which has no ceil_mode). count_include_pad pads explicitly with zeros, so that the
-// ceil-mode overhang is never counted, as in PyTorch.
+// ceil-mode overhang is never counted, as in PyTorch. Adaptive pools with uneven windows are
+// computed per spatial dim from constant window tables (see adaptive_dims).
 #include <algorithm>
+#include <cstring>
+#include <optional>
 
 #include "nn.h"
 #include "onnxport/helpers.h"
@@ -185,47 +188,194 @@ std::vector<int64_t> output_size(const Value* x, const Args& a, size_t nd) {
   }
   if (out.size() == 1 && nd > 1) out.assign(nd, out[0]);
   if (out.size() != nd) a.fail(1, std::to_string(nd) + " output sizes");
+  for (int64_t o : out)
+    if (o <= 0) a.fail(1, "positive output sizes, got " + std::to_string(o));
   return out;
 }
 
-// Adaptive pools: output 1 everywhere is a global pool; otherwise, with static input sizes
-// divisible by the output sizes, a plain pool with kernel = stride = input / output.
-// The kernel per spatial dim, or empty for a global pool.
-std::vector<int64_t> adaptive_kernel(const TorchNode& n, Value* in, const std::vector<int64_t>& out, size_t nd) {
-  if (all_equal(out, 1)) return {};
-  std::vector<int64_t> kernel;
+// Adaptive pools. Output 1 everywhere is a global pool, for any input size. Otherwise the input's
+// spatial sizes must be static. A dim whose size is a multiple of its output size has equal,
+// disjoint windows (kernel = stride = size / output): one AveragePool/MaxPool covers all such
+// dims. On the other dims PyTorch's windows are uneven and may overlap: output i of `out` reads
+// [floor(i * in / out), ceil((i + 1) * in / out)); those dims are pooled one at a time.
+struct AdaptiveDims {
+  std::vector<int64_t> in, out;
+
+  bool even(size_t i) const { return in[i] % out[i] == 0; }
+  bool all_even() const {
+    for (size_t i = 0; i < in.size(); ++i)
+      if (!even(i)) return false;
+    return true;
+  }
+  // The kernel of the pool over the even dims (1 on the others); empty when it would pool nothing.
+  std::vector<int64_t> even_kernel() const {
+    std::vector<int64_t> k;
+    for (size_t i = 0; i < in.size(); ++i) k.push_back(even(i) ? in[i] / out[i] : 1);
+    return all_equal(k, 1) ? std::vector<int64_t>{} : k;
+  }
+};
+
+// The input's static spatial sizes and the output sizes; nullopt for a global pool.
+std::optional<AdaptiveDims> adaptive_dims(const TorchNode& n, Value* in, const std::vector<int64_t>& out, size_t nd) {
+  if (all_equal(out, 1)) return std::nullopt;
+  AdaptiveDims d{{}, out};
   for (size_t i = 0; i < nd; ++i) {
     auto size = static_dim(in, static_cast<int64_t>(i) - static_cast<int64_t>(nd));
     if (!size)
       throw ArgumentError(n.kind + ": output size other than 1 needs static input spatial sizes, got " +
                           in->describe() + " (ONNX has no adaptive pooling; declare those dims static)");
-    if (out[i] <= 0 || *size % out[i] != 0)
-      throw ArgumentError(n.kind + ": input size " + std::to_string(*size) + " of spatial dim " + std::to_string(i) +
-                          " is not a multiple of output size " + std::to_string(out[i]) +
-                          "; ONNX has no adaptive pooling with uneven windows");
-    kernel.push_back(*size / out[i]);
+    d.in.push_back(*size);
   }
-  return kernel;
+  return d;
+}
+
+struct Window {
+  int64_t start, end;
+};
+
+std::vector<Window> adaptive_windows(int64_t in, int64_t out) {
+  std::vector<Window> w;
+  for (int64_t i = 0; i < out; ++i) w.push_back({i * in / out, ((i + 1) * in + out - 1) / out});
+  return w;
+}
+
+int64_t widest(const std::vector<Window>& windows) {
+  int64_t k = 0;
+  for (const Window& w : windows) k = std::max(k, w.end - w.start);
+  return k;
+}
+
+Value* int64_constant(Graph& g, const std::vector<int64_t>& values, const std::vector<int64_t>& shape) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(int64_t));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return g.constant(Tensor(DType::Int64, shape, std::move(bytes)));
+}
+
+Value* pool_even(Graph& g, Value* in, const std::vector<int64_t>& kernel, bool is_max) {
+  const std::vector<int64_t> pads(2 * kernel.size(), 0);
+  return g.op(is_max ? "MaxPool" : "AveragePool", {in},
+              {{"kernel_shape_i", kernel}, {"strides_i", kernel}, {"pads_i", pads}});
+}
+
+// Averages over the uneven windows of spatial dim `dim` (of nd): a MatMul with the out x in matrix
+// A whose row i is 1/|window i| on window i. The last dim is x @ A^T, the one before it A @ x
+// (MatMul broadcasts over the leading dims), the first of three A @ x reshaped to (N, C, in, rest)
+// and back. `sizes` are x's spatial sizes; sizes[dim] becomes out.
+Value* average_uneven(Graph& g, Value* x, size_t dim, size_t nd, std::vector<int64_t>& sizes, int64_t out) {
+  const int64_t in = sizes[dim];
+  DType d = dtype_of(x);
+  if (d == DType::Undefined) d = DType::Float;
+  const bool last = dim + 1 == nd;
+  const size_t width = Tensor::scalar_of(d, 0.0).nbytes();
+  std::vector<uint8_t> bytes(static_cast<size_t>(in * out) * width, 0);  // zero bits: 0 in every float dtype
+  const std::vector<Window> windows = adaptive_windows(in, out);
+  for (int64_t i = 0; i < out; ++i) {
+    const Window& w = windows[static_cast<size_t>(i)];
+    const Tensor share = Tensor::scalar_of(d, 1.0 / static_cast<double>(w.end - w.start));
+    for (int64_t j = w.start; j < w.end; ++j)
+      std::memcpy(bytes.data() + static_cast<size_t>(last ? j * out + i : i * in + j) * width, share.data(), width);
+  }
+  Value* matrix =
+      g.constant(Tensor(d, last ? std::vector<int64_t>{in, out} : std::vector<int64_t>{out, in}, std::move(bytes)));
+  sizes[dim] = out;
+  if (last) return g.op("MatMul", {x, matrix});
+  if (dim + 2 == nd) return g.op("MatMul", {matrix, x});
+  std::vector<int64_t> back{0, 0};
+  back.insert(back.end(), sizes.begin() + static_cast<std::ptrdiff_t>(dim), sizes.end());
+  return reshape(g, g.op("MatMul", {matrix, reshape(g, x, std::vector<int64_t>{0, 0, in, -1})}), back);
+}
+
+// Maxima over the uneven windows of spatial dim `dim`: Gather each window's positions as an
+// (out, widest) block in place of the dim (a narrower window repeats its last position, which max
+// ignores), then ReduceMax the block's second axis away.
+Value* max_uneven(Graph& g, Value* x, size_t dim, int64_t in, int64_t out) {
+  const std::vector<Window> windows = adaptive_windows(in, out);
+  const int64_t k = widest(windows);
+  std::vector<int64_t> table;
+  for (const Window& w : windows)
+    for (int64_t j = 0; j < k; ++j) table.push_back(std::min(w.start + j, w.end - 1));
+  const int64_t axis = static_cast<int64_t>(dim) + 2;
+  Value* blocks = g.op("Gather", {x, int64_constant(g, table, {out, k})}, {{"axis_i", axis}});
+  return reduce(g, "ReduceMax", blocks, {axis + 1}, false);
+}
+
+// Per-plane indices of an adaptive max pool with uneven windows, on batched input (the values come
+// from pool_static: when the indices are not used, only those nodes remain). Row w of the constant
+// T lists window w's positions in the flattened plane in row-major order, padded to the widest
+// window by repeating positions (each repeat comes after its original). ArgMax over
+// Gather(plane, T)'s window axis picks the first of equal values, so T[w, ArgMax], read as
+// Gather(T flattened, w * widest + ArgMax), is the first maximum in row-major order, as PyTorch's.
+Value* max_uneven_indices(Graph& g, Value* in, const AdaptiveDims& d) {
+  const size_t nd = d.in.size();
+  std::vector<std::vector<Window>> windows;
+  std::vector<int64_t> widths, plane_strides(nd, 1);
+  int64_t n_windows = 1, width = 1;
+  for (size_t i = 0; i < nd; ++i) {
+    windows.push_back(adaptive_windows(d.in[i], d.out[i]));
+    widths.push_back(widest(windows.back()));
+    n_windows *= d.out[i];
+    width *= widths.back();
+  }
+  for (size_t i = nd - 1; i > 0; --i) plane_strides[i - 1] = plane_strides[i] * d.in[i];
+  std::vector<int64_t> table, base;
+  table.reserve(static_cast<size_t>(n_windows * width));
+  for (int64_t w = 0; w < n_windows; ++w) {
+    std::vector<size_t> o(nd);  // window w's index per dim (row-major)
+    for (int64_t r = w, i = static_cast<int64_t>(nd) - 1; i >= 0; r /= d.out[static_cast<size_t>(i)], --i)
+      o[static_cast<size_t>(i)] = static_cast<size_t>(r % d.out[static_cast<size_t>(i)]);
+    for (int64_t j = 0; j < width; ++j) {
+      int64_t pos = 0;
+      for (int64_t r = j, i = static_cast<int64_t>(nd) - 1; i >= 0; r /= widths[static_cast<size_t>(i)], --i) {
+        const size_t u = static_cast<size_t>(i);
+        const Window& win = windows[u][o[u]];
+        pos += std::min(win.start + r % widths[u], win.end - 1) * plane_strides[u];
+      }
+      table.push_back(pos);
+    }
+    base.push_back(w * width);
+  }
+  std::vector<int64_t> out_shape{0, 0};
+  out_shape.insert(out_shape.end(), d.out.begin(), d.out.end());
+
+  Value* positions = int64_constant(g, table, {n_windows * width});
+  Value* plane = reshape(g, in, std::vector<int64_t>{0, 0, -1});
+  Value* blocks = reshape(g, g.op("Gather", {plane, positions}, {{"axis_i", 2}}),
+                          std::vector<int64_t>{0, 0, n_windows, width});
+  Value* arg = g.op("ArgMax", {blocks}, {{"axis_i", 3}, {"keepdims_i", 0}});
+  Value* index = g.op("Gather", {positions, g.op("Add", {arg, int64_constant(g, base, {n_windows})})}, {{"axis_i", 0}});
+  return reshape(g, index, out_shape);
+}
+
+// A static-size adaptive pool of batched input: one pool over the even dims, then each uneven dim.
+Value* pool_static(Graph& g, Value* in, const AdaptiveDims& d, bool is_max) {
+  const size_t nd = d.in.size();
+  Value* y = in;  // output size == input size: x itself
+  const std::vector<int64_t> kernel = d.even_kernel();
+  if (!kernel.empty()) y = pool_even(g, y, kernel, is_max);
+  std::vector<int64_t> sizes = d.in;
+  for (size_t i = 0; i < nd; ++i)
+    if (d.even(i)) sizes[i] = d.out[i];
+  for (size_t i = nd; i-- > 0;) {
+    if (d.even(i)) continue;
+    y = is_max ? max_uneven(g, y, i, d.in[i], d.out[i]) : average_uneven(g, y, i, nd, sizes, d.out[i]);
+  }
+  return y;
 }
 
 Value* adaptive_pool(Graph& g, const TorchNode& n, const Args& a, size_t nd, bool is_max) {
   Value* x = a.tensor(0);
   const std::vector<int64_t> out = output_size(x, a, nd);
   return with_batch_dim(g, x, nd, [&](Value* in) {
-    const std::vector<int64_t> kernel = adaptive_kernel(n, in, out, nd);
-    if (kernel.empty()) return g.op(is_max ? "GlobalMaxPool" : "GlobalAveragePool", {in});
-    if (all_equal(kernel, 1)) return in;  // output size == input size
-    const std::vector<int64_t> pads(2 * nd, 0);
-    return g.op(is_max ? "MaxPool" : "AveragePool", {in},
-                {{"kernel_shape_i", kernel}, {"strides_i", kernel}, {"pads_i", pads}});
+    const auto d = adaptive_dims(n, in, out, nd);
+    return d ? pool_static(g, in, *d, is_max) : g.op(is_max ? "GlobalMaxPool" : "GlobalAveragePool", {in});
   });
 }
 
 // Values and PyTorch-style (per-plane) indices of an adaptive max pool on batched input.
 std::vector<Value*> adaptive_max_with_indices(Graph& g, const TorchNode& n, Value* in, const std::vector<int64_t>& out,
                                               size_t nd) {
-  const std::vector<int64_t> kernel = adaptive_kernel(n, in, out, nd);
-  if (kernel.empty()) {
+  const auto d = adaptive_dims(n, in, out, nd);
+  if (!d) {
     // Global: ArgMax over the flattened plane is already the per-plane index.
     std::vector<int64_t> spatial;
     for (size_t i = 0; i < nd; ++i) spatial.push_back(static_cast<int64_t>(i) + 2);
@@ -235,6 +385,9 @@ std::vector<Value*> adaptive_max_with_indices(Graph& g, const TorchNode& n, Valu
     if (!extra.empty()) index = unsqueeze(g, index, extra);
     return {g.op("GlobalMaxPool", {in}), index};
   }
+  if (!d->all_even()) return {pool_static(g, in, *d, true), max_uneven_indices(g, in, *d)};
+  std::vector<int64_t> kernel;
+  for (size_t i = 0; i < nd; ++i) kernel.push_back(d->in[i] / d->out[i]);
   const std::vector<int64_t> pads(2 * nd, 0);
   std::vector<Value*> r =
       g.op("MaxPool", {in}, {{"kernel_shape_i", kernel}, {"strides_i", kernel}, {"pads_i", pads}}, 2);

@@ -156,6 +156,13 @@ unary("silu", F.silu, [f32(2, 3, 4)], inplace=lambda x: F.silu(x, inplace=True))
 unary("mish", F.mish, [f32(2, 3, 4)], inplace=lambda x: F.mish(x, inplace=True))
 case("softplus", ["softplus"], [f32(2, 3, 4)], F.softplus)
 case("softplus_beta", ["softplus"], [f32(2, 3, 4)], lambda x: F.softplus(x, beta=2.0, threshold=30))
+# The threshold: x itself where beta * x > threshold (inputs on both sides of it), with and without
+# beta, and large inputs at the default threshold (no linear branch exported there). Not float64:
+# ONNX Runtime has no float64 Softplus kernel.
+case("softplus_threshold", ["softplus"], [f32(3, 4, 5, low=-3, high=3)],
+     lambda x: (F.softplus(x, beta=2.0, threshold=1.5), F.softplus(x, threshold=0.5), F.softplus(x, beta=0.5, threshold=-0.5),
+                F.softplus(x, beta=3.0, threshold=2.0)))
+case("softplus_large", ["softplus"], [f32(4, 6, low=-150, high=150)], lambda x: (F.softplus(x), F.softplus(x, beta=0.5)))
 case("gelu", ["gelu"], [f32(2, 3, 4)], F.gelu)
 case("gelu_tanh", ["gelu"], [f32(2, 3, 4)], lambda x: F.gelu(x, approximate="tanh"))
 case("prelu", ["prelu"], [f32(2, 3, 4, 5)], module=lambda: nn.PReLU(3, init=0.1))

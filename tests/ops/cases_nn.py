@@ -3,7 +3,7 @@ dropout, resizing, padding, pooling with indices, losses and the native_* / misc
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from op_framework import UNREACHABLE, With, case, f32, grid, ints
+from op_framework import UNREACHABLE, With, case, f32, f64, grid, ints
 
 # ---- nn: convolution
 
@@ -98,11 +98,35 @@ case("max_pool2d_pad_tuple_stride_default", ["max_pool2d"], [f32(1, 2, 7, 6)],
 case("avg_pool3d", ["avg_pool3d"], [f32(1, 2, 4, 5, 6)], lambda x: F.avg_pool3d(x, 2, 2))
 case("adaptive_avg_pool2d", ["adaptive_avg_pool2d"], [f32(1, 2, 6, 6)],
      lambda x: (F.adaptive_avg_pool2d(x, (2, 3)), F.adaptive_avg_pool2d(x, 1), F.adaptive_avg_pool2d(x, (6, None))))
-# Uneven adaptive windows (7 -> 3) have no ONNX pooling equivalent: a clear error, as in torch.onnx.
-case("adaptive_avg_pool2d_uneven", ["adaptive_avg_pool2d"], [f32(1, 2, 7, 6)],
-     lambda x: F.adaptive_avg_pool2d(x, (3, 4)), opsets=[], fails={o: "is not a multiple of output size" for o in (9, 17)})
-case("adaptive_max_pool1d_uneven", ["adaptive_max_pool1d"], [f32(1, 2, 7)], lambda x: F.adaptive_max_pool1d(x, 3),
-     opsets=[], fails={17: "is not a multiple of output size"})
+# Uneven adaptive windows (a size that is not a multiple of its output size; torch.onnx refuses
+# them): windows of different widths that overlap (7 -> 3: [0,3) [2,5) [4,7); 7 -> 4), more outputs
+# than inputs (5 -> 7), mixed with even dims (6 -> 3, 4 -> 2, output 1) and unchanged ones, unbatched.
+case("adaptive_avg_pool1d_uneven", ["adaptive_avg_pool1d"], [f32(2, 3, 7), f32(1, 2, 5), f32(3, 7)],
+     lambda x, y, z: (F.adaptive_avg_pool1d(x, 3), F.adaptive_avg_pool1d(x, 4), F.adaptive_avg_pool1d(y, 7),
+                      F.adaptive_avg_pool1d(z, 5)))
+case("adaptive_avg_pool2d_uneven", ["adaptive_avg_pool2d"], [f32(1, 2, 7, 6), f32(2, 3, 5, 4), f32(2, 7, 9)],
+     lambda x, y, z: (F.adaptive_avg_pool2d(x, (3, 4)), F.adaptive_avg_pool2d(x, (3, 3)),
+                      F.adaptive_avg_pool2d(x, (None, 4)), F.adaptive_avg_pool2d(y, (7, 2)),
+                      F.adaptive_avg_pool2d(y, (7, 1)), F.adaptive_avg_pool2d(z, (4, 5))))
+case("adaptive_avg_pool3d_uneven", ["adaptive_avg_pool3d"], [f32(1, 2, 5, 7, 3), f32(2, 4, 6, 5)],
+     lambda x, y: (F.adaptive_avg_pool3d(x, (2, 3, 2)), F.adaptive_avg_pool3d(x, (7, 4, 4)),
+                   F.adaptive_avg_pool3d(x, (3, 1, 3)), F.adaptive_avg_pool3d(y, (3, 4, 2))))
+case("adaptive_avg_pool2d_uneven_f64", ["adaptive_avg_pool2d"], [f64(1, 2, 7, 5)],
+     lambda x: F.adaptive_avg_pool2d(x, (3, 7)))
+case("adaptive_max_pool1d_uneven", ["adaptive_max_pool1d"], [f32(2, 3, 7), f32(1, 2, 5)],
+     lambda x, y: (F.adaptive_max_pool1d(x, 3), F.adaptive_max_pool1d(x, 4), F.adaptive_max_pool1d(y, 7)))
+case("adaptive_max_pool2d_uneven", ["adaptive_max_pool2d"], [f32(1, 2, 7, 6), f32(2, 7, 9)],
+     lambda x, y: (F.adaptive_max_pool2d(x, (3, 4)), F.adaptive_max_pool2d(x, (3, 3)), F.adaptive_max_pool2d(x, (9, 1)),
+                   F.adaptive_max_pool2d(y, (4, 5))))
+case("adaptive_max_pool3d_uneven", ["adaptive_max_pool3d"], [f32(1, 2, 5, 7, 3)],
+     lambda x: (F.adaptive_max_pool3d(x, (2, 3, 2)), F.adaptive_max_pool3d(x, (7, 1, 4))))
+case("adaptive_pools_uneven_dynamic_batch", ["adaptive_avg_pool3d", "adaptive_max_pool2d"], [f32(2, 2, 5, 7, 3), f32(2, 3, 7, 6)],
+     lambda x, y: (F.adaptive_avg_pool3d(x, (2, 3, 2)), F.adaptive_max_pool2d(y, (3, 4), return_indices=True)),
+     dynamic={0: [0, 1], 1: [0]})
+# The spatial size must be known at export; a dynamic one is refused, naming the op.
+case("adaptive_avg_pool2d_uneven_dynamic", ["adaptive_avg_pool2d"], [f32(1, 2, 7, 6)],
+     lambda x: F.adaptive_avg_pool2d(x, (3, 4)), dynamic={0: [2]}, opsets=[],
+     fails={17: "aten::adaptive_avg_pool2d: output size other than 1 needs static input spatial sizes"})
 case("adaptive_avg_pool1d", ["adaptive_avg_pool1d"], [f32(1, 2, 8)],
      lambda x: (F.adaptive_avg_pool1d(x, 4), F.adaptive_avg_pool1d(x, 1)))
 case("adaptive_avg_pool3d", ["adaptive_avg_pool3d"], [f32(1, 2, 4, 4, 6)],
@@ -368,6 +392,14 @@ case("adaptive_max_pool1d_3d_indices", ["adaptive_max_pool1d", "adaptive_max_poo
                    F.adaptive_max_pool3d(y, 1, return_indices=True)))
 case("adaptive_max_pool2d_indices_unbatched_dynamic", ["adaptive_max_pool2d"], [f32(3, 5, 4)],
      lambda x: F.adaptive_max_pool2d(x, 1, return_indices=True), dynamic={0: [1, 2]})
+# Uneven windows with indices: the first maximum in row-major order, as PyTorch (grid inputs tie).
+case("adaptive_max_pool_uneven_indices", ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"],
+     [f32(2, 3, 7), grid(2, 3, 7, 6, low=-1, high=1), f32(1, 2, 5, 7, 3), grid(3, 5, 4, low=0, high=1)],
+     lambda x, y, z, w: (F.adaptive_max_pool1d(x, 3, return_indices=True), F.adaptive_max_pool1d(x, 9, return_indices=True),
+                         F.adaptive_max_pool2d(y, (3, 4), return_indices=True),
+                         F.adaptive_max_pool2d(y, (7, 3), return_indices=True),
+                         F.adaptive_max_pool3d(z, (2, 3, 2), return_indices=True),
+                         F.adaptive_max_pool2d(w, (3, 3), return_indices=True)))
 case("max_unpool2d", ["max_unpool2d", "max_pool2d_with_indices"], [f32(2, 3, 6, 7)],
      lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2, output_size=(6, 7)))
 case("max_unpool1d_3d", ["max_unpool2d", "max_unpool3d"], [f32(2, 3, 8), f32(1, 2, 4, 4, 6)],
