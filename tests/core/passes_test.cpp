@@ -174,6 +174,71 @@ TEST_CASE("a folded value computed from two initializers, or of another size, ke
   CHECK(m.initializers[0].doc.empty());
 }
 
+TEST_CASE("a pooled weight two layers transpose folds once, named after the weight, and both read it") {
+  // TorchScript's constant pooling gives two identical layers one weight: each layer's Linear
+  // transposes it. The folded value is that weight's, transposed, and is named so.
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 3}));
+  m.initializers.push_back({"layers.0.linear1.weight", float_tensor({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})});
+  m.nodes.push_back(onnx_node("Transpose", {"layers.0.linear1.weight"}, {"/layers.0/linear1/Transpose_output_0"},
+                              {attr_ints("perm", {1, 0})}));
+  m.nodes.push_back(onnx_node("MatMul", {"x", "/layers.0/linear1/Transpose_output_0"}, {"h"}));
+  m.nodes.push_back(onnx_node("Transpose", {"layers.0.linear1.weight"}, {"/layers.1/linear1/Transpose_output_0"},
+                              {attr_ints("perm", {1, 0})}));
+  m.nodes.push_back(onnx_node("MatMul", {"h", "/layers.1/linear1/Transpose_output_0"}, {"y"}));
+  add_output(m, "y");
+
+  const FoldStats stats = fold_constants(m, 17, true);
+  CHECK(stats.folded_nodes == 2);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"MatMul", "MatMul"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"layers.0.linear1.weight"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x", "layers.0.linear1.weight"});
+  CHECK(inputs_of(m.nodes[1].proto) == std::vector<std::string>{"h", "layers.0.linear1.weight"});
+  REQUIRE(find_initializer(m, "layers.0.linear1.weight") != nullptr);
+  const Initializer& w = *find_initializer(m, "layers.0.linear1.weight");
+  CHECK(values(w.tensor) == std::vector<double>{1, 4, 7, 2, 5, 8, 3, 6, 9});
+  CHECK(w.doc == "folded at export by onnxport: parameter layers.0.linear1.weight through Transpose");
+  REQUIRE(m.value_types.count("layers.0.linear1.weight") == 1);
+  CHECK(m.value_types.count("/layers.0/linear1/Transpose_output_0") == 0);
+}
+
+TEST_CASE("a weight read as it is and transposed keeps its name; the transposed copy is <weight>_transposed") {
+  // Tied weights: the embedding gathers rows of embed.weight, the output layer multiplies by its transpose.
+  OnnxModel m;
+  add_input(m, "ids", tensor_type(DType::Int64, {2}));
+  m.initializers.push_back({"embed.weight", float_tensor({3, 2}, {1, 2, 3, 4, 5, 6})});
+  m.nodes.push_back(onnx_node("Gather", {"embed.weight", "ids"}, {"e"}));
+  m.nodes.push_back(onnx_node("Transpose", {"embed.weight"}, {"/head/Transpose_output_0"}, {attr_ints("perm", {1, 0})}));
+  m.nodes.push_back(onnx_node("MatMul", {"e", "/head/Transpose_output_0"}, {"y"}));
+  add_output(m, "y");
+
+  fold_constants(m, 17, true);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Gather", "MatMul"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"embed.weight", "embed.weight_transposed"});
+  CHECK(inputs_of(m.nodes[1].proto) == std::vector<std::string>{"e", "embed.weight_transposed"});
+  REQUIRE(find_initializer(m, "embed.weight_transposed") != nullptr);
+  CHECK(values(initializer(m, "embed.weight_transposed")) == std::vector<double>{1, 3, 5, 2, 4, 6});
+  CHECK(find_initializer(m, "embed.weight_transposed")->doc ==
+        "folded at export by onnxport: parameter embed.weight through Transpose");
+}
+
+TEST_CASE("a fold that repeats an op on a value that took a parameter's name is not mistaken for the first") {
+  // Transpose(Transpose(w)): the first fold's value takes the name w, and the second node then
+  // reads "w" with the same op and attributes as the first did: it is another value.
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 2}));
+  m.initializers.push_back({"w", float_tensor({2, 3}, {1, 2, 3, 4, 5, 6})});
+  m.nodes.push_back(onnx_node("Transpose", {"w"}, {"t1"}, {attr_ints("perm", {1, 0})}));
+  m.nodes.push_back(onnx_node("Transpose", {"t1"}, {"t2"}, {attr_ints("perm", {1, 0})}));
+  m.nodes.push_back(onnx_node("MatMul", {"x", "t2"}, {"y"}));
+  add_output(m, "y");
+
+  CHECK(fold_constants(m, 17, true).folded_nodes == 2);
+  CHECK(initializer_names(m) == std::vector<std::string>{"w"});
+  CHECK(initializer(m, "w").shape() == std::vector<int64_t>{2, 3});
+  CHECK(values(initializer(m, "w")) == std::vector<double>{1, 2, 3, 4, 5, 6});
+}
+
 TEST_CASE("folding keeps an initializer that an unfolded node still reads, and a graph output") {
   OnnxModel m;
   add_input(m, "x", float_type({2}));
@@ -189,9 +254,13 @@ TEST_CASE("folding keeps an initializer that an unfolded node still reads, and a
   const FoldStats stats = fold_constants(m, 17, true);
   CHECK(stats.folded_nodes == 1);  // Neg
   CHECK(op_types(m.nodes) == std::vector<std::string>{"Add", "Mul", "Identity"});
-  CHECK(initializer_names(m) == std::vector<std::string>{"w", "b", "n"});
+  // w lives on beside its folded Neg, which is named after it (and says so in its doc_string).
+  CHECK(initializer_names(m) == std::vector<std::string>{"w", "b", "w_Neg"});
   CHECK(values(initializer(m, "w")) == std::vector<double>{1.0, 2.0});
-  CHECK(values(initializer(m, "n")) == std::vector<double>{-1.0, -2.0});
+  REQUIRE(find_initializer(m, "w_Neg") != nullptr);
+  CHECK(values(initializer(m, "w_Neg")) == std::vector<double>{-1.0, -2.0});
+  CHECK(find_initializer(m, "w_Neg")->doc == "folded at export by onnxport: parameter w through Neg");
+  CHECK(inputs_of(m.nodes[1].proto) == std::vector<std::string>{"w_Neg", "b"});
 }
 
 TEST_CASE("Constant nodes fold like initializers and Shape of a fully static value folds without its data") {
@@ -283,6 +352,24 @@ TEST_CASE("a node the evaluator cannot compute, or a custom-domain node, is kept
 
 // ---- fuse_conv_batchnorm ----------------------------------------------------------------------
 
+namespace {
+
+// What the model's Conv at `index` computes from x, with the initializers it reads.
+at::Tensor conv_of_model(const OnnxModel& m, const at::Tensor& x, size_t index = 0) {
+  const auto& conv = m.nodes.at(index).proto;
+  REQUIRE(conv.op_type() == "Conv");
+  at::Tensor bias = conv.input_size() > 2 ? to_aten(initializer(m, conv.input(2))) : at::Tensor();
+  return at::conv2d(x, to_aten(initializer(m, conv.input(1))), bias);
+}
+
+at::Tensor batch_norm_of(const at::Tensor& c, const Tensor& scale, const Tensor& shift, const Tensor& mean,
+                         const Tensor& var, double epsilon) {
+  return at::batch_norm(c, to_aten(scale), to_aten(shift), to_aten(mean), to_aten(var), /*training=*/false, 0.1,
+                        epsilon, /*cudnn_enabled=*/false);
+}
+
+}  // namespace
+
 TEST_CASE("Conv followed by inference BatchNormalization becomes one Conv with W*k and (b-mean)*k+shift") {
   ConvBnModel f;
   CHECK(fuse_conv_batchnorm(f.model) == 1);
@@ -362,13 +449,96 @@ TEST_CASE("Conv and BatchNormalization are not fused when the Conv output has a 
     CHECK(fuse_conv_batchnorm(f.model) == 0);
     CHECK(op_types(f.model.nodes) == std::vector<std::string>{"Conv", "BatchNormalization"});
   }
-  SUBCASE("the weight is shared with another node") {
-    ConvBnModel f;
-    f.model.nodes.push_back(onnx_node("Identity", {"conv.weight"}, {"w_copy"}));
-    add_output(f.model, "w_copy");
-    CHECK(fuse_conv_batchnorm(f.model) == 0);
-    CHECK(values(initializer(f.model, "conv.weight")) == values(f.weight));
-  }
+}
+
+TEST_CASE("a Conv whose weight another node also reads fuses into a new weight; the other reader keeps the original") {
+  ConvBnModel f;
+  f.model.nodes.push_back(onnx_node("Identity", {"conv.weight"}, {"w_copy"}));
+  add_output(f.model, "w_copy");
+  at::Tensor x = at::linspace(-2.0, 2.0, 48).reshape({1, 3, 4, 4});
+  at::Tensor expected =
+      at::batch_norm(at::conv2d(x, to_aten(f.weight), to_aten(f.bias)), to_aten(f.scale), to_aten(f.shift),
+                     to_aten(f.mean), to_aten(f.var), /*training=*/false, 0.1, f.epsilon, /*cudnn_enabled=*/false);
+  REQUIRE(fuse_conv_batchnorm(f.model) == 1);
+  eliminate_dead_code(f.model);
+  CHECK(op_types(f.model.nodes) == std::vector<std::string>{"Conv", "Identity"});
+  // conv.weight stays for the Identity; the fused weight is named after the BN's output.
+  CHECK(values(initializer(f.model, "conv.weight")) == values(f.weight));
+  CHECK(inputs_of(f.model.nodes[1].proto) == std::vector<std::string>{"conv.weight"});
+  CHECK(inputs_of(f.model.nodes[0].proto) == std::vector<std::string>{"x", "y_fused_weight", "conv.bias"});
+  CHECK(at::allclose(conv_of_model(f.model, x), expected, 1e-5, 1e-5));
+}
+
+TEST_CASE("Conv+BN fuse when the conv bias is a pooled tensor the BN and another Conv read too") {
+  // TorchScript's constant pooling of an untrained model: one all-zero tensor, named after the
+  // first parameter it equals, is conv a's bias, bn's shift and mean, and conv b's bias.
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 3, 4, 4}));
+  const Tensor wa = float_tensor({2, 3, 1, 1}, {0.5f, -1.0f, 2.0f, 1.5f, 0.25f, -0.75f});
+  const Tensor wb = float_tensor({2, 3, 1, 1}, {1.0f, 2.0f, -0.5f, 0.75f, -1.25f, 0.5f});
+  const Tensor zeros = float_tensor({2}, {0.0f, 0.0f});
+  const Tensor scale = float_tensor({2}, {2.0f, 0.5f});
+  const Tensor var = float_tensor({2}, {4.0f, 0.25f});
+  m.nodes.push_back(onnx_node("Conv", {"x", "a.weight", "a.bias"}, {"ca"}, {attr_ints("kernel_shape", {1, 1})}));
+  m.nodes.push_back(onnx_node("BatchNormalization", {"ca", "bn.weight", "a.bias", "a.bias", "bn.running_var"}, {"ya"},
+                              {attr_f("epsilon", 1e-3f)}));
+  m.nodes.push_back(onnx_node("Conv", {"x", "b.weight", "a.bias"}, {"cb"}, {attr_ints("kernel_shape", {1, 1})}));
+  m.nodes.push_back(onnx_node("Relu", {"cb"}, {"yb"}));
+  add_output(m, "ya");
+  add_output(m, "yb");
+  m.initializers.push_back({"a.weight", wa});
+  m.initializers.push_back({"a.bias", zeros});
+  m.initializers.push_back({"bn.weight", scale});
+  m.initializers.push_back({"bn.running_var", var});
+  m.initializers.push_back({"b.weight", wb});
+
+  at::Tensor x = at::linspace(-2.0, 2.0, 48).reshape({1, 3, 4, 4});
+  const at::Tensor expected_a = batch_norm_of(at::conv2d(x, to_aten(wa), to_aten(zeros)), scale, zeros, zeros, var, 1e-3);
+  const at::Tensor expected_b = at::conv2d(x, to_aten(wb), to_aten(zeros));
+  REQUIRE(fuse_conv_batchnorm(m) == 1);
+  eliminate_dead_code(m);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv", "Conv", "Relu"});
+  // Conv b still reads the pooled tensor, unchanged; conv a reads new tensors: its weight under its
+  // own name, its bias under a name of the fusion (a.bias is b's too).
+  CHECK(inputs_of(m.nodes[1].proto) == std::vector<std::string>{"x", "b.weight", "a.bias"});
+  CHECK(values(initializer(m, "a.bias")) == values(zeros));
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x", "a.weight", "ya_fused_bias"});
+  CHECK(outputs_of(m.nodes[0].proto) == std::vector<std::string>{"ya"});
+  CHECK(at::allclose(conv_of_model(m, x, 0), expected_a, 1e-5, 1e-5));
+  CHECK(at::allclose(conv_of_model(m, x, 1), expected_b));
+}
+
+TEST_CASE("Conv+BN pairs sharing pooled biases and statistics all fuse, each conv's tensors named after it") {
+  // Two Conv+BN pairs of an untrained model after constant pooling: one zeros tensor (named
+  // a.bias) is both convs' bias and both BNs' shift and mean, one ones tensor (named bn_a.weight)
+  // both BNs' scale and var. No fused tensor may carry the other module's name.
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 2, 3, 3}));
+  const Tensor wa = float_tensor({2, 2, 1, 1}, {0.5f, -1.0f, 2.0f, 1.5f});
+  const Tensor wb = float_tensor({2, 2, 1, 1}, {1.0f, 2.0f, -0.5f, 0.75f});
+  const Tensor zeros = float_tensor({2}, {0.0f, 0.0f});
+  const Tensor ones = float_tensor({2}, {1.0f, 1.0f});
+  m.nodes.push_back(onnx_node("Conv", {"x", "a.weight", "a.bias"}, {"ca"}, {attr_ints("kernel_shape", {1, 1})}));
+  m.nodes.push_back(onnx_node("BatchNormalization", {"ca", "bn_a.weight", "a.bias", "a.bias", "bn_a.weight"}, {"ya"}));
+  m.nodes.push_back(onnx_node("Conv", {"ya", "b.weight", "a.bias"}, {"cb"}, {attr_ints("kernel_shape", {1, 1})}));
+  m.nodes.push_back(onnx_node("BatchNormalization", {"cb", "bn_a.weight", "a.bias", "a.bias", "bn_a.weight"}, {"yb"}));
+  add_output(m, "yb");
+  m.initializers.push_back({"a.weight", wa});
+  m.initializers.push_back({"a.bias", zeros});
+  m.initializers.push_back({"bn_a.weight", ones});
+  m.initializers.push_back({"b.weight", wb});
+
+  at::Tensor x = at::linspace(-2.0, 2.0, 18).reshape({1, 2, 3, 3});
+  const at::Tensor ya = batch_norm_of(at::conv2d(x, to_aten(wa), to_aten(zeros)), ones, zeros, zeros, ones, 1e-5);
+  const at::Tensor yb = batch_norm_of(at::conv2d(ya, to_aten(wb), to_aten(zeros)), ones, zeros, zeros, ones, 1e-5);
+  REQUIRE(fuse_conv_batchnorm(m) == 2);
+  eliminate_dead_code(m);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Conv", "Conv"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x", "a.weight", "a.bias"});
+  CHECK(inputs_of(m.nodes[1].proto) == std::vector<std::string>{"ya", "b.weight", "b.bias"});
+  CHECK(initializer_names(m) == std::vector<std::string>{"a.weight", "a.bias", "b.weight", "b.bias"});
+  CHECK(at::allclose(conv_of_model(m, x, 0), ya, 1e-5, 1e-5));
+  CHECK(at::allclose(conv_of_model(m, conv_of_model(m, x, 0), 1), yb, 1e-5, 1e-5));
 }
 
 TEST_CASE("a BatchNormalization in training mode or with non-constant statistics is not fused") {

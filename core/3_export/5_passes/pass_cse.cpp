@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -22,17 +21,6 @@ bool is_pure(const onnx::NodeProto& p) {
   for (const auto& a : p.attribute())
     if (a.has_g() || a.graphs_size() > 0) return false;
   return true;
-}
-
-// op, inputs and attributes (by name, serialized): equal keys compute equal values.
-std::string node_key(const onnx::NodeProto& p) {
-  std::string key = p.op_type() + '\x1e' + std::to_string(p.output_size());
-  for (const auto& in : p.input()) key += '\x1f' + in;
-  std::vector<const onnx::AttributeProto*> attrs;
-  for (const auto& a : p.attribute()) attrs.push_back(&a);
-  std::sort(attrs.begin(), attrs.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
-  for (const auto* a : attrs) key += '\x1e' + a->SerializeAsString();
-  return key;
 }
 
 }  // namespace

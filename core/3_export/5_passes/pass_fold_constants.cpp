@@ -38,6 +38,11 @@ std::optional<std::vector<at::Tensor>> constant_inputs(const onnx::NodeProto& p,
   return inputs;
 }
 
+// The name a value derived from one parameter takes when the parameter lives on beside it:
+// "fc.weight" through Transpose -> "fc.weight_transposed".
+std::string derived_name(const std::string& parameter, const std::string& op) {
+  return parameter + (op == "Transpose" ? std::string("_transposed") : "_" + op);
+}
 
 }  // namespace
 
@@ -68,6 +73,23 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
   std::unordered_map<std::string, std::string> renamed;  // folded output -> the parameter name it took
   std::unordered_set<std::string> graph_outputs;
   for (const auto& out : model.outputs) graph_outputs.insert(out.name);
+  // A value folded from a parameter that other nodes still read at that point (TorchScript's
+  // constant pooling gives two layers one weight, each Transpose folding it) is named once the
+  // pass has seen every reader: after the parameter if the parameter is gone by then, else after
+  // it with the op ("fc.weight_transposed"). Listed in the order they were folded.
+  struct Pending {
+    std::string name, parameter, op;
+  };
+  std::vector<Pending> pending;
+  // Folds already made, by node_key with each input's version (a name the pass binds to a new
+  // value, as a parameter's name passing to its folded value, counts up): a repeat of one reads
+  // its value (the two layers' Transposes of a pooled weight make one tensor).
+  std::unordered_map<std::string, int> version;
+  struct Made {
+    std::string name;
+    int version;
+  };
+  std::unordered_map<std::string, Made> made;
 
   std::vector<OnnxNode> kept;
   std::vector<Initializer> folded;
@@ -76,11 +98,21 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
     auto& p = node.proto;
     replace_uses(p, renamed);
     if (is_constant_node(p)) consts[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t()));
+    const bool foldable = !is_constant_node(p) && has_evaluator(p) && p.output_size() == 1 &&
+                          readers[p.output(0)] > 0 && !graph_outputs.count(p.output(0));
     std::optional<at::Tensor> result;
-    if (!is_constant_node(p) && has_evaluator(p) && p.output_size() == 1 && readers[p.output(0)] > 0 &&
-        !graph_outputs.count(p.output(0)))
-      if (auto inputs = constant_inputs(p, consts, model)) result = evaluate_node(p, *inputs, opset);
-    if (!result) {
+    std::string key;
+    const Made* repeat = nullptr;
+    if (foldable)
+      if (auto inputs = constant_inputs(p, consts, model)) {
+        key = node_key(p, &version);
+        if (auto m = made.find(key); m != made.end() && version[m->second.name] == m->second.version &&
+                                     consts.count(m->second.name))
+          repeat = &m->second;
+        else
+          result = evaluate_node(p, *inputs, opset);
+      }
+    if (!result && !repeat) {
       kept.push_back(std::move(node));
       continue;
     }
@@ -89,12 +121,20 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
     // initializers replaces neither.
     size_t initializer_inputs = 0;
     for (const auto& name : p.input()) initializer_inputs += slot_of.count(name);
+    const int64_t numel = repeat ? consts.at(repeat->name).numel() : result->numel();
     const std::string* replaced = nullptr;
+    std::string parameter;  // the one parameter this value is that parameter's values through p
     std::string replaced_doc;
     for (const auto& name : p.input()) {
       auto c = consts.find(name);
-      if (name.empty() || --readers[name] > 0 || c == consts.end()) continue;
-      if (initializer_inputs == 1 && parameters.count(name) && c->second.numel() == result->numel()) replaced = &name;
+      if (name.empty() || c == consts.end()) {
+        if (!name.empty()) --readers[name];
+        continue;
+      }
+      const bool whole = initializer_inputs == 1 && parameters.count(name) && c->second.numel() == numel;
+      if (whole) parameter = name;
+      if (--readers[name] > 0) continue;
+      if (whole) replaced = &name;
       consts.erase(c);
       auto slot = slot_of.find(name);
       if (slot == slot_of.end()) continue;
@@ -103,6 +143,11 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
       dead.tensor = Tensor();  // its bytes go now, not after the pass
       (slot->second.folded ? dead_folded[slot->second.index] : dead_original[slot->second.index]) = true;
       slot_of.erase(slot);
+    }
+    if (repeat) {  // the earlier fold's value serves this node's readers too
+      renamed[p.output(0)] = repeat->name;
+      readers[repeat->name] += readers[p.output(0)];
+      continue;
     }
     // The folded value becomes an initializer (what ORT expects for shape inputs, too); Constant
     // nodes left without readers disappear in dead-code elimination.
@@ -114,14 +159,61 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
       renamed[out] = *replaced;
       readers[*replaced] = readers[out];
       out = *replaced;
+    } else if (!parameter.empty()) {
+      const auto slot = slot_of.at(parameter);
+      const std::string& parameter_doc =
+          slot.folded ? folded[slot.index].doc : model.initializers[slot.index].doc;
+      doc = parameter_doc.empty() ? "folded at export by onnxport: parameter " + parameter + " through " + p.op_type()
+                                  : parameter_doc + ", " + p.op_type();
+      pending.push_back(Pending{out, parameter, p.op_type()});
+      parameters.insert(out);  // a chain of folds on it passes the name on
     }
     slot_of[out] = Slot{true, folded.size()};
     folded.push_back(Initializer{out, borrow_tensor(*result), doc});
     dead_folded.push_back(false);
     consts[out] = to_aten(folded.back().tensor);
     model.value_types[out] = to_type_proto(type_of_tensor(folded.back().tensor));
+    made[key] = Made{out, ++version[out]};
   }
   model.nodes = std::move(kept);
+
+  // Name the pending values now that every reader has been seen.
+  std::unordered_set<std::string> taken;
+  for (const auto& [name, slot] : slot_of) taken.insert(name);
+  for (const auto& in : model.inputs) taken.insert(in.name);
+  for (const auto& out : model.outputs) taken.insert(out.name);
+  for (const auto& n : model.nodes)
+    for (const auto& out : n.proto.output()) taken.insert(out);
+  std::unordered_map<std::string, std::string> final_names;  // a pending value -> its name
+  std::unordered_map<std::string, std::string> base_of;      // a pending value -> the name it derives from
+  for (const auto& value : pending) {
+    const std::string& source = value.parameter;  // a parameter, or an earlier pending value
+    std::string base = source;
+    if (auto f = final_names.find(source); f != final_names.end())
+      base = f->second;
+    else if (auto b = base_of.find(source); b != base_of.end())
+      base = b->second;
+    base_of[value.name] = base;
+    auto slot = slot_of.find(value.name);
+    if (slot == slot_of.end() || !slot->second.folded) continue;  // consumed by a later fold
+    std::string name;
+    if (!slot_of.count(source) && !taken.count(base))
+      name = base;
+    else if (!taken.count(derived_name(base, value.op)))
+      name = derived_name(base, value.op);
+    else
+      continue;
+    taken.insert(name);
+    final_names[value.name] = name;
+    folded[slot->second.index].name = name;
+    if (auto type = model.value_types.find(value.name); type != model.value_types.end()) {
+      onnx::TypeProto t = type->second;
+      model.value_types.erase(type);
+      model.value_types[name] = std::move(t);
+    }
+  }
+  replace_uses(model.nodes, final_names);
+
   std::vector<Initializer> live;
   for (size_t i = 0; i < model.initializers.size(); ++i)
     if (!dead_original[i]) live.push_back(std::move(model.initializers[i]));

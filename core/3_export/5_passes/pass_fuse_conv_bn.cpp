@@ -12,28 +12,32 @@ namespace {
 struct ConvBn {
   onnx::NodeProto* conv;
   const onnx::NodeProto* bn;
+  size_t bn_index;
   const Initializer *weight, *bias;  // bias may be null
   const Initializer *scale, *shift, *mean, *var;
   double epsilon = 1e-5;
 };
 
 // The Conv feeding BatchNormalization node `i`, when the two can become one Conv: the Conv's
-// only reader is the BN, its weight and bias are initializers only it reads, the statistics are
-// initializers and the BN is in inference mode.
+// only reader is the BN, its weight and bias are initializers, the statistics are initializers
+// and the BN is in inference mode. The weight and bias may have other readers (TorchScript's
+// constant pooling makes one all-zero tensor serve several biases and BatchNorm means): the
+// fused values are then new tensors and the other readers keep theirs.
 std::optional<ConvBn> fusable_pair(OnnxModel& model, size_t i, const ValueUses& uses) {
   const auto& bn = model.nodes[i].proto;
-  if (!bn.domain().empty() || bn.op_type() != "BatchNormalization" || bn.output_size() != 1) return std::nullopt;
+  if (!bn.domain().empty() || bn.op_type() != "BatchNormalization" || bn.output_size() != 1 || bn.input_size() != 5)
+    return std::nullopt;
   auto p = uses.producer.find(bn.input(0));
   if (p == uses.producer.end()) return std::nullopt;
   auto& conv = model.nodes[p->second].proto;
-  if (conv.op_type() != "Conv" || !conv.domain().empty() || uses.count(conv.output(0)) != 1) return std::nullopt;
-  ConvBn pair{&conv, &bn};
+  if (conv.op_type() != "Conv" || !conv.domain().empty() || conv.output_size() != 1 ||
+      uses.count(conv.output(0)) != 1)
+    return std::nullopt;
+  ConvBn pair{&conv, &bn, i};
   const bool has_bias = conv.input_size() > 2 && !conv.input(2).empty();
   pair.weight = conv.input_size() > 1 ? find_initializer(model, conv.input(1)) : nullptr;
   pair.bias = has_bias ? find_initializer(model, conv.input(2)) : nullptr;
-  if (!pair.weight || uses.count(pair.weight->name) != 1 ||
-      (has_bias && (!pair.bias || uses.count(pair.bias->name) != 1)))
-    return std::nullopt;
+  if (!pair.weight || (has_bias && !pair.bias)) return std::nullopt;
   pair.scale = find_initializer(model, bn.input(1));
   pair.shift = find_initializer(model, bn.input(2));
   pair.mean = find_initializer(model, bn.input(3));
@@ -60,35 +64,85 @@ std::pair<Tensor, Tensor> fused_weight_and_bias(const ConvBn& pair) {
   return {borrow_tensor(new_w), borrow_tensor(new_b)};
 }
 
+int reads_of(const onnx::NodeProto& node, const std::string& name) {
+  int n = 0;
+  for (const auto& in : node.input()) n += in == name;
+  return n;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace
 
 size_t fuse_conv_batchnorm(OnnxModel& model) {
   const ValueUses uses(model);
+  std::vector<ConvBn> pairs;
+  for (size_t i = 0; i < model.nodes.size(); ++i)
+    if (auto pair = fusable_pair(model, i, uses)) pairs.push_back(*pair);
+  if (pairs.empty()) return 0;
+
+  // Readers each initializer keeps once the pairs are fused: the BatchNormalizations go and the
+  // Convs read their fused tensors instead of the weights and biases they read.
+  std::unordered_map<std::string, int> remaining = uses.readers;
+  for (const auto& pair : pairs) {
+    for (int k = 1; k < pair.bn->input_size(); ++k) --remaining[pair.bn->input(k)];
+    --remaining[pair.weight->name];
+    if (pair.bias) --remaining[pair.bias->name];
+  }
+  // A weight or bias nothing reads any more is replaced, and its name can go to a fused tensor;
+  // one still read stays as it is, under its name.
+  std::unordered_set<std::string> replaced;
+  for (const auto& pair : pairs) {
+    if (remaining[pair.weight->name] == 0) replaced.insert(pair.weight->name);
+    if (pair.bias && remaining[pair.bias->name] == 0) replaced.insert(pair.bias->name);
+  }
+  std::unordered_set<std::string> taken;  // names a fused tensor must not take
+  for (const auto& in : model.inputs) taken.insert(in.name);
+  for (const auto& out : model.outputs) taken.insert(out.name);
+  for (const auto& [name, index] : uses.producer) taken.insert(name);
+  for (const auto& init : model.initializers)
+    if (!replaced.count(init.name)) taken.insert(init.name);
+  auto claim = [&](std::initializer_list<std::string> candidates, const std::string& fallback) {
+    for (const auto& name : candidates)
+      if (!name.empty() && taken.insert(name).second) return name;
+    std::string name = fallback;
+    for (int n = 2; !taken.insert(name).second; ++n) name = fallback + "_" + std::to_string(n);
+    return name;
+  };
+
   std::vector<bool> drop(model.nodes.size(), false);
   std::vector<Initializer> added;
-  std::unordered_set<std::string> replaced;  // initializers rewritten in place (by name)
-  for (size_t i = 0; i < model.nodes.size(); ++i) {
-    const auto pair = fusable_pair(model, i, uses);
-    if (!pair) continue;
-    auto [weight, bias] = fused_weight_and_bias(*pair);
-    // The fused tensors keep the conv's parameter names.
-    const std::string w_name = pair->weight->name;
+  for (const auto& pair : pairs) {
+    auto [weight, bias] = fused_weight_and_bias(pair);
+    // The fused tensors keep the conv's parameter names. A weight or bias the Conv shares with
+    // other nodes (pooled or tied) is named after the conv's own: its other, unshared parameter
+    // ("conv.bias" -> "conv.weight"), never after another module's.
+    const std::string& w = pair.weight->name;
+    const std::string b = pair.bias ? pair.bias->name : "";
+    const bool own_w = uses.count(w) == reads_of(*pair.conv, w) + reads_of(*pair.bn, w);
+    const bool own_b = pair.bias && uses.count(b) == reads_of(*pair.conv, b) + reads_of(*pair.bn, b);
+    std::string module;  // "conv" of "conv.weight"
+    if (own_w && ends_with(w, ".weight")) module = w.substr(0, w.size() - 7);
+    if (module.empty() && own_b && ends_with(b, ".bias")) module = b.substr(0, b.size() - 5);
+    const std::string from_module_w = module.empty() ? "" : module + ".weight";
+    const std::string from_module_b = module.empty() ? "" : module + ".bias";
+    const std::string& bn_out = pair.bn->output(0);
+    const std::string w_name = claim({own_w ? w : "", from_module_w}, bn_out + "_fused_weight");
     const std::string b_name =
-        pair->bias ? pair->bias->name
-                   : bias_name_for(pair->weight->name, pair->bn->output(0) + "_fused_bias", model, uses);
-    replaced.insert(w_name);
-    if (pair->bias) replaced.insert(b_name);
+        claim({own_b ? b : "", from_module_b, own_w && module.empty() ? w + "_fused_bias" : ""}, bn_out + "_fused_bias");
     added.push_back(Initializer{w_name, std::move(weight)});
     added.push_back(Initializer{b_name, std::move(bias)});
-    onnx::NodeProto& conv = *pair->conv;
+    onnx::NodeProto& conv = *pair.conv;
     while (conv.input_size() < 3) conv.add_input("");
+    conv.set_input(1, w_name);
     conv.set_input(2, b_name);
-    conv.set_output(0, pair->bn->output(0));
-    drop[i] = true;
+    conv.set_output(0, bn_out);
+    drop[pair.bn_index] = true;
   }
-  const size_t fused = added.size() / 2;
-  if (fused > 0) apply_rewrite(model, drop, replaced, std::move(added));
-  return fused;
+  apply_rewrite(model, drop, replaced, std::move(added));
+  return pairs.size();
 }
 
 }  // namespace onnxport::core

@@ -1,5 +1,7 @@
 // What several passes ask of a model: readers and producers of values, initializers by name,
 // known value types, and a free name for a bias a fusion creates.
+#include <algorithm>
+
 #include "3_export/5_passes/passes.h"
 
 namespace onnxport::core {
@@ -44,6 +46,20 @@ std::string bias_name_for(const std::string& weight_name, const std::string& fal
                                     : weight_name + "_fused_bias";
   if (find_initializer(model, name) || uses.readers.count(name) || uses.producer.count(name)) name = fallback;
   return name;
+}
+
+std::string node_key(const onnx::NodeProto& p, const std::unordered_map<std::string, int>* versions) {
+  std::string key = p.domain() + '\x1d' + p.op_type() + '\x1e' + std::to_string(p.output_size());
+  for (const auto& in : p.input()) {
+    key += '\x1f' + in;
+    if (versions)
+      if (auto v = versions->find(in); v != versions->end()) key += '\x1c' + std::to_string(v->second);
+  }
+  std::vector<const onnx::AttributeProto*> attrs;
+  for (const auto& a : p.attribute()) attrs.push_back(&a);
+  std::sort(attrs.begin(), attrs.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
+  for (const auto* a : attrs) key += '\x1e' + a->SerializeAsString();
+  return key;
 }
 
 void apply_rewrite(OnnxModel& model, const std::vector<bool>& drop, const std::unordered_set<std::string>& replaced,

@@ -29,6 +29,10 @@ std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model);
 // name is free, else `fallback`.
 std::string bias_name_for(const std::string& weight_name, const std::string& fallback, const OnnxModel& model,
                           const ValueUses& uses);
+// op, domain, inputs and attributes (by name, serialized): for a node whose outputs depend only on
+// its inputs and attributes, equal keys compute equal values. With `versions`, an input's name is
+// keyed with its version (a pass that binds one name to successive values counts them there).
+std::string node_key(const onnx::NodeProto& node, const std::unordered_map<std::string, int>* versions = nullptr);
 // Ends a fusion: drops the nodes marked in `drop` and the initializers named in `replaced`, then
 // appends `added` (the rewritten and new initializers).
 void apply_rewrite(OnnxModel& model, const std::vector<bool>& drop, const std::unordered_set<std::string>& replaced,
@@ -41,6 +45,10 @@ void eliminate_dead_code(OnnxModel& model);
 // pass_fold_constants.cpp: evaluates nodes whose inputs are all constants (initializers,
 // Constant nodes, or Shape of a value whose shape is fully static) with the ONNX evaluator and
 // replaces them with initializers named after the output they replace. Graph outputs are kept.
+// A value that is one parameter's values through the folded ops (a Linear weight's Transpose)
+// is named after the parameter: under its name when the parameter itself is no longer read, else
+// "<parameter>_transposed" ("_<Op>" for other ops); its doc_string says what was done. A node
+// that repeats an earlier fold (a pooled weight transposed by two layers) reads that fold's value.
 // parameters_are_constant: false with export_params=false (parameters are then graph inputs).
 struct FoldStats {
   size_t folded_nodes = 0;
@@ -49,7 +57,11 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
 
 // pass_fuse_conv_bn.cpp, eval mode only (as torch.onnx does): a Conv whose only consumer is an
 // inference BatchNormalization with constant statistics becomes one Conv with folded weight and
-// bias, which keep the conv's parameter names. Returns the number of fused pairs.
+// bias, which keep the conv's parameter names. A weight or bias other nodes also read (TorchScript's
+// constant pooling makes one all-zero tensor several biases and BatchNorm means) stays for them
+// as it is; the fused tensor is a new one, named after the conv's unshared parameter ("conv.bias"
+// for a conv whose weight is "conv.weight"), else "<BN output>_fused_weight|bias". Returns the
+// number of fused pairs.
 size_t fuse_conv_batchnorm(OnnxModel& model);
 
 // pass_remove_noops.cpp: removes nodes that give their input back unchanged (Identity; Cast to
