@@ -129,21 +129,77 @@ Value* feed_forward(Graph& g, Value* x, const Args& a, bool use_gelu) {
   return project(g, hidden, a.tensor(16), a.optional_tensor(17));
 }
 
+// A nested tensor made from a padding mask (nn.TransformerEncoder's fast path, taken in eval
+// without grad when given src_key_padding_mask) is carried as the pair [padded [B, L, E],
+// keep mask [B, L]]. Layers attend only to kept positions, as they do per sequence on the nested
+// tensor; padded positions are computed but never read by kept ones (attention masks them as keys,
+// the rest is per position), and to_padded_tensor overwrites them.
+struct NestedFromMask {
+  Value* padded;
+  Value* keep;
+};
+
+std::optional<NestedFromMask> nested_from_mask(const Value* v) {
+  if (!v->is_list() || v->elements().size() != 2) return std::nullopt;
+  return NestedFromMask{v->elements()[0], v->elements()[1]};
+}
+
+// _nested_tensor_from_mask(t [B, L, E], mask [B, L] (true: keep), mask_check)
+Value* nested_tensor_from_mask(Graph& g, const TorchNode& n, const Args& a) {
+  Value* t = a.tensor(0);
+  Value* keep = a.tensor(1);
+  if (rank_of(t, n.kind + " input") != 3 || rank_of(keep, n.kind + " mask") != 2)
+    fail_node(n, "takes a [batch, length, embed_dim] tensor and a [batch, length] mask, got " + t->describe() +
+                     " and " + keep->describe());
+  return g.list({t, cast(g, keep, DType::Bool)});
+}
+
+// True: the pair above stands for either path, so TransformerEncoder takes the fast one at export,
+// and to_padded_tensor applies this test at run time (where it fails, torch's slow path leaves
+// the padded positions as computed).
+Value* nested_mask_left_aligned(Graph& g, const TorchNode&, const Args&) {
+  return g.constant(Tensor::scalar_bool(true));
+}
+
+// Whether some row of keep [B, L] has a kept position after a dropped one: a 0-d bool.
+Value* mask_not_left_aligned(Graph& g, Value* keep) {
+  const int64_t kEnd = std::numeric_limits<int64_t>::max();
+  Value* dropped_before = g.op("Not", {slice(g, keep, {1}, {0}, {-1})});
+  Value* kept_after = slice(g, keep, {1}, {1}, {kEnd});
+  Value* gaps = cast(g, g.op("And", {dropped_before, kept_after}), DType::Float);
+  return g.op("Greater", {reduce(g, "ReduceSum", gaps, {0, 1}, false), g.constant(Tensor::scalar_float(0))});
+}
+
+// to_padded_tensor(nested, padding, output_size=None): the padded positions set to `padding`,
+// unless the mask was not left-aligned (see nested_mask_left_aligned).
+Value* to_padded_tensor(Graph& g, const TorchNode& n, const Args& a) {
+  auto nested = nested_from_mask(a.at(0));
+  if (!nested) return a.tensor(0);  // a dense tensor, as the slow path leaves it
+  Value* y = nested->padded;
+  if (!a.is_none(2)) {
+    auto wanted = a.at(2)->maybe_ints();
+    auto shape = static_shape(y);
+    if (wanted && shape && *wanted != *shape)
+      fail_node(n, "output_size must be the padded input's size here (" + y->describe() + ")");
+  }
+  Value* keep = g.op("Or", {unsqueeze(g, nested->keep, {2}), mask_not_left_aligned(g, nested->keep)});
+  return g.op("Where", {keep, y, scalar_like(g, a.f(1), y)});
+}
+
 // _transformer_encoder_layer_fwd(src, embed_dim, num_heads, qkv_weight, qkv_bias, proj_weight,
 //   proj_bias, use_gelu, norm_first, eps, norm_weight_1, norm_bias_1, norm_weight_2, norm_bias_2,
 //   ffn_weight_1, ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None), as
 // TransformerEncoderLayer.forward:
 //   norm_first: x = x + sa(norm1(x)); x = x + ff(norm2(x))
 //   otherwise:  x = norm1(x + sa(x));  x = norm2(x + ff(x))
-Value* transformer_encoder_layer(Graph& g, const TorchNode& n, const Args& a) {
-  Value* src = batch_first_input(n, a, 0);
+// (`mask`: the score mask, or nullptr.)
+Value* encoder_layer(Graph& g, const TorchNode& n, const Args& a, Value* src, Value* mask) {
   const AttentionWeights w = attention_weights(n, a, 1);
   const bool use_gelu = a.b(7), norm_first = a.b(8);
   const double eps = a.f(9);
   const std::vector<int64_t> shape{w.embed_dim};
   auto norm1 = [&](Value* x) { return layer_norm(g, x, shape, a.tensor(10), a.optional_tensor(11), eps); };
   auto norm2 = [&](Value* x) { return layer_norm(g, x, shape, a.tensor(12), a.optional_tensor(13), eps); };
-  Value* mask = score_mask(g, n, a.optional_tensor(18), a.opt_i(19));
   auto self_attention = [&](Value* x) { return multi_head_attention(g, x, x, x, w, mask).output; };
 
   if (norm_first) {
@@ -154,11 +210,24 @@ Value* transformer_encoder_layer(Graph& g, const TorchNode& n, const Args& a) {
   return norm2(g.op("Add", {x, feed_forward(g, x, a, use_gelu)}));
 }
 
+Value* transformer_encoder_layer(Graph& g, const TorchNode& n, const Args& a) {
+  if (auto nested = nested_from_mask(a.at(0))) {
+    if (!a.is_none(18))
+      fail_node(n, "a nested tensor input takes no mask (torch refuses src_key_padding_mask with NestedTensor)");
+    Value* padding = g.op("Not", {nested->keep});
+    return g.list({encoder_layer(g, n, a, nested->padded, score_mask(g, n, padding, 1)), nested->keep});
+  }
+  return encoder_layer(g, n, a, batch_first_input(n, a, 0), score_mask(g, n, a.optional_tensor(18), a.opt_i(19)));
+}
+
 }  // namespace
 
 void add_attention(Registrar& r) {
   r.add("aten::_native_multi_head_attention", 9, native_multi_head_attention);
   r.add("aten::_transformer_encoder_layer_fwd", 9, transformer_encoder_layer);
+  r.add("aten::_nested_tensor_from_mask", 9, nested_tensor_from_mask);
+  r.add("aten::_nested_tensor_from_mask_left_aligned", 9, nested_mask_left_aligned);
+  r.add("aten::to_padded_tensor", 9, to_padded_tensor);
 }
 
 }  // namespace onnxport::nn

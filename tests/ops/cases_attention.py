@@ -9,7 +9,7 @@ scripted graph calls the fused op too."""
 import torch
 import torch.nn as nn
 from torch import Tensor
-from op_framework import With, bools, case, f32, grid
+from op_framework import Input, With, bools, case, f32, grid
 
 MHA = "_native_multi_head_attention"
 ENCODER = "_transformer_encoder_layer_fwd"
@@ -63,6 +63,47 @@ class PaddedEncoderLayer(nn.Module):
         return self.layer(x, src_key_padding_mask=src_key_padding_mask)
 
 
+# ---- nested tensors from a padding mask: nn.TransformerEncoder's fast path
+
+NESTED = ["_nested_tensor_from_mask", "to_padded_tensor", ENCODER]
+
+
+class PaddedEncoder(nn.Module):
+    """Two batch-first layers given a key padding mask: the encoder packs the batch into a nested
+    tensor (padded positions dropped), runs the layers on it and pads the result with zeros."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.TransformerEncoder(encoder_layer("relu", False)(), 2)
+
+    def forward(self, x: Tensor, src_key_padding_mask: Tensor):
+        return self.encoder(x, src_key_padding_mask=src_key_padding_mask)
+
+
+def padding_at_end(*lengths, total):
+    """A key padding mask whose rows keep the first `lengths[i]` positions (left-aligned)."""
+    return Input((len(lengths), total), torch.bool,
+                 lambda s, g: torch.arange(total).unsqueeze(0) >= torch.tensor(lengths).unsqueeze(1))
+
+
+def padding_inside(total):
+    """Padding before a kept position: the encoder's run-time check sends it down the slow path."""
+    return Input((2, total), torch.bool,
+                 lambda s, g: torch.tensor([[False, True] + [False] * (total - 2), [False] * (total - 1) + [True]]))
+
+
+# In script the left-alignment check is in the graph: decided at export, applied by to_padded_tensor.
+# These rows come before any row that traces nn.TransformerEncoderLayer: in torch 1.13, once that
+# class has been traced, scripting nn.TransformerEncoder in the same process finds its first layer
+# not to be a TransformerEncoderLayer (isinstance), and the compiled forward loses the fast path.
+SCRIPTED_NESTED = ["_nested_tensor_from_mask_left_aligned"] + NESTED
+case("encoder_nested_scripted", SCRIPTED_NESTED, [f32(3, 6, 16), padding_at_end(6, 4, 1, total=6)],
+     module=PaddedEncoder, script=True, **ATTENTION_TOL)
+case("encoder_nested_scripted_mask_not_left_aligned", SCRIPTED_NESTED, [f32(2, 6, 16), padding_inside(6)],
+     module=PaddedEncoder, script=True, **ATTENTION_TOL)
+case("encoder_nested_scripted_dynamic", SCRIPTED_NESTED, [f32(2, 5, 16), padding_at_end(5, 3, total=5)],
+     module=PaddedEncoder, script=True, dynamic={0: [0, 1], 1: [0, 1]}, **ATTENTION_TOL)
+
 # ---- aten::_native_multi_head_attention
 
 attention_case("mha_self_attention", MHA, [f32(2, 5, 16)], SelfAttention)
@@ -96,3 +137,12 @@ attention_case("encoder_layer_dynamic", ENCODER, [f32(2, 5, 16)], encoder_layer(
 for norm_first in (False, True):
     attention_case(f"encoder_layer_key_padding_mask{'_norm_first' if norm_first else ''}", ENCODER,
                    [f32(2, 5, 16), bools(2, 5)], lambda norm_first=norm_first: PaddedEncoderLayer(norm_first))
+
+
+# ---- nested tensors from a padding mask, traced
+
+TRACED_ONLY = "scripted in the encoder_nested_scripted rows (built before any trace, see there)"
+case("encoder_nested", NESTED, [f32(3, 6, 16), padding_at_end(6, 4, 1, total=6)], module=PaddedEncoder,
+     no_script_twin=TRACED_ONLY, **ATTENTION_TOL)
+case("encoder_nested_dynamic", NESTED, [f32(2, 5, 16), padding_at_end(5, 3, total=5)], module=PaddedEncoder,
+     dynamic={0: [0, 1], 1: [0, 1]}, no_script_twin=TRACED_ONLY, **ATTENTION_TOL)

@@ -63,10 +63,13 @@ ResizedRun run_resized(const PreparedGraph& prepared, const std::vector<std::str
     if (run.inputs.empty()) return run;
     try {
       for (const auto& [value, tensor] : run_and_collect(*prepared.graph, inputs))
-        run.sizes[value] = tensor.sizes().vec();
+        if (!tensor.is_nested()) run.sizes[value] = tensor.sizes().vec();  // a nested tensor has no sizes
       run.failure.clear();
       return run;
-    } catch (const std::exception& e) {
+    } catch (const c10::Error& e) {  // an ATen check: its what() ends with a C++ backtrace
+      run.sizes.clear();
+      if (run.failure.empty()) run.failure = last_line(e.what_without_backtrace());
+    } catch (const std::exception& e) {  // the interpreter's: the TorchScript traceback, then the reason
       run.sizes.clear();
       if (run.failure.empty()) run.failure = last_line(e.what());
     }

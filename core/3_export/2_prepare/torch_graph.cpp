@@ -150,7 +150,12 @@ torch::jit::RegisterOperators register_record_type({torch::jit::Operator(
       if (!recorded_types) return;
       values_recorded = static_cast<size_t>(slot) + 1;
       if (!value.isTensor() || !value.toTensor().defined()) return;
-      recorded_types->at(static_cast<size_t>(slot)) = c10::TensorType::create(value.toTensor());
+      const at::Tensor& t = value.toTensor();
+      // A nested tensor (TransformerEncoder's fast path) has a rank and dtype but no sizes.
+      recorded_types->at(static_cast<size_t>(slot)) =
+          t.is_nested() ? c10::TensorType::create(t.scalar_type(), t.device(), c10::VaryingShape<int64_t>(t.dim()),
+                                                  c10::VaryingShape<int64_t>(t.dim()), false)
+                        : c10::TensorType::create(t);
     },
     // Conservative: the op has no outputs, and must not be removed as dead or reordered.
     c10::AliasAnalysisKind::CONSERVATIVE)});
