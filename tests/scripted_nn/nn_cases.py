@@ -38,6 +38,60 @@ class RecurrentBlock(nn.Module):
         return self.head(out)
 
 
+class ConvTransposeToSize(nn.Module):
+    """ConvTranspose called with output_size: the padding it adds is computed in the forward."""
+    def __init__(self, conv, size):
+        super().__init__()
+        self.conv = conv
+        self.size = size
+
+    def forward(self, x):
+        return self.conv(x, output_size=self.size)
+
+
+class DecoderWithMasks(nn.Module):
+    """A decoder as people call it: a causal target mask and key padding masks."""
+    def __init__(self, decoder):
+        super().__init__()
+        self.decoder = decoder
+
+    def forward(self, tgt, memory, tgt_padding, memory_padding):
+        t = tgt.size(0)
+        causal = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        return self.decoder(tgt, memory, tgt_mask=causal, tgt_key_padding_mask=tgt_padding,
+                            memory_key_padding_mask=memory_padding)
+
+
+class EncoderWithPadding(nn.Module):
+    def __init__(self, encoder):
+        super().__init__()
+        self.encoder = encoder
+
+    def forward(self, src, src_padding):
+        return self.encoder(src, src_key_padding_mask=src_padding)
+
+
+class TransformerWithMasks(nn.Module):
+    def __init__(self, transformer):
+        super().__init__()
+        self.transformer = transformer
+
+    def forward(self, src, tgt, src_padding):
+        t = tgt.size(0)
+        causal = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        return self.transformer(src, tgt, tgt_mask=causal, src_key_padding_mask=src_padding,
+                                memory_key_padding_mask=src_padding)
+
+
+def padding_mask(batch, length):
+    """Key padding masks with the last positions of the second row masked (never a whole row)."""
+    def make():
+        mask = torch.zeros(batch, length, dtype=torch.bool)
+        mask[1, length - 2:] = True
+        return mask
+    return make
+
+
 def _transformer_layer(cls, **kw):
     return lambda: getattr(nn, cls)(d_model=16, nhead=4, dim_feedforward=32, dropout=0.0, **kw)
 
@@ -53,6 +107,10 @@ CASES = {
     "ConvTranspose1d": case("ConvTranspose1d", lambda: nn.ConvTranspose1d(3, 4, 3, stride=2), r(2, 3, 7)),
     "ConvTranspose2d": case("ConvTranspose2d", lambda: nn.ConvTranspose2d(3, 4, 3, stride=2, output_padding=1),
                             r(1, 3, 6, 6)),
+    "ConvTranspose2d_output_size": case("ConvTranspose2d", lambda: ConvTransposeToSize(
+        nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1), [12, 13]), r(1, 3, 6, 7)),
+    "ConvTranspose1d_output_size": case("ConvTranspose1d", lambda: ConvTransposeToSize(
+        nn.ConvTranspose1d(3, 2, 4, stride=3), [21]), r(2, 3, 6)),
     "ConvTranspose3d": case("ConvTranspose3d", lambda: nn.ConvTranspose3d(2, 3, 3, stride=2), r(1, 2, 3, 4, 4)),
     "Unfold": case("Unfold", lambda: nn.Unfold(kernel_size=(2, 3), padding=1, stride=2), r(2, 3, 6, 7)),
     # pooling
@@ -66,6 +124,9 @@ CASES = {
     "MaxPool3d": case("MaxPool3d", lambda: nn.MaxPool3d(2), r(1, 2, 4, 6, 6)),
     "AdaptiveAvgPool1d": case("AdaptiveAvgPool1d", lambda: nn.AdaptiveAvgPool1d(4), r(2, 3, 12)),
     "AdaptiveAvgPool2d": case("AdaptiveAvgPool2d", lambda: nn.AdaptiveAvgPool2d((1, 1)), r(2, 3, 7, 7)),
+    "AdaptiveAvgPool1d_uneven": case("AdaptiveAvgPool1d", lambda: nn.AdaptiveAvgPool1d(5), r(2, 3, 12)),
+    "AdaptiveAvgPool2d_uneven": case("AdaptiveAvgPool2d", lambda: nn.AdaptiveAvgPool2d((3, 4)), r(2, 3, 7, 10)),
+    "AdaptiveAvgPool3d_uneven": case("AdaptiveAvgPool3d", lambda: nn.AdaptiveAvgPool3d((2, 3, 2)), r(1, 2, 5, 7, 3)),
     "AdaptiveAvgPool3d": case("AdaptiveAvgPool3d", lambda: nn.AdaptiveAvgPool3d(1), r(1, 2, 4, 4, 4)),
     "AdaptiveMaxPool1d": case("AdaptiveMaxPool1d", lambda: nn.AdaptiveMaxPool1d(4), r(2, 3, 12)),
     "AdaptiveMaxPool2d": case("AdaptiveMaxPool2d", lambda: nn.AdaptiveMaxPool2d(1), r(2, 3, 7, 7)),
@@ -87,6 +148,7 @@ CASES = {
         "ReLU", "ReLU6", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh", "Hardsigmoid",
         "Hardswish", "Hardtanh", "Hardshrink", "Softshrink", "Tanhshrink", "Softsign", "Softplus", "LogSigmoid",
         "LeakyReLU", "Identity", "RReLU"]},
+    "Softplus_threshold": case("Softplus", lambda: nn.Softplus(beta=2.0, threshold=1.5), lambda: torch.randn(3, 8) * 2),
     "GELU_tanh": case("GELU", lambda: nn.GELU(approximate="tanh"), r(3, 8)),
     "Threshold": case("Threshold", lambda: nn.Threshold(0.1, 20.0), r(3, 8)),
     "PReLU": case("PReLU", lambda: nn.PReLU(4), r(2, 4, 5)),
@@ -144,6 +206,10 @@ CASES = {
     "GRU_in_module": case("GRU", lambda: RecurrentBlock(nn.GRU(4, 6)), r(5, 2, 4)),
     "RNNCell": case("RNNCell", lambda: nn.RNNCell(4, 6), r(3, 4), r(3, 6)),
     "GRUCell": case("GRUCell", lambda: nn.GRUCell(4, 6), r(3, 4), r(3, 6)),
+    "LSTM_proj": case("LSTM", lambda: nn.LSTM(4, 6, num_layers=2, proj_size=3), r(5, 2, 4)),
+    "LSTM_proj_bidirectional_state": case("LSTM", lambda: nn.LSTM(4, 6, batch_first=True, bidirectional=True,
+                                                                  proj_size=2), r(2, 5, 4),
+                                          lambda: (torch.randn(2, 2, 2), torch.randn(2, 2, 6))),
     "LSTMCell": case("LSTMCell", lambda: nn.LSTMCell(4, 6), r(3, 4)),
     # attention, transformers
     "MultiheadAttention": case("MultiheadAttention", lambda: nn.MultiheadAttention(16, 4), r(5, 2, 16), r(5, 2, 16),
@@ -156,11 +222,23 @@ CASES = {
                                     r(5, 2, 16), r(4, 2, 16)),
     "TransformerEncoder": case("TransformerEncoder", lambda: nn.TransformerEncoder(
         _transformer_layer("TransformerEncoderLayer", batch_first=True)(), 2), r(2, 5, 16)),
+    # batch_first with a padding mask: the encoder's nested-tensor fast path (eval, no grad)
+    "TransformerEncoder_padding_mask": case("TransformerEncoder", lambda: EncoderWithPadding(nn.TransformerEncoder(
+        _transformer_layer("TransformerEncoderLayer", batch_first=True)(), 2)), r(2, 5, 16), padding_mask(2, 5)),
     "TransformerDecoder": case("TransformerDecoder", lambda: nn.TransformerDecoder(
         _transformer_layer("TransformerDecoderLayer")(), 2), r(5, 2, 16), r(4, 2, 16)),
     "Transformer": case("Transformer", lambda: nn.Transformer(d_model=16, nhead=4, num_encoder_layers=1,
                                                               num_decoder_layers=1, dim_feedforward=32,
                                                               dropout=0.0), r(5, 2, 16), r(4, 2, 16)),
+    "TransformerDecoderLayer_masks": case("TransformerDecoderLayer", lambda: DecoderWithMasks(
+        _transformer_layer("TransformerDecoderLayer")()), r(5, 2, 16), r(4, 2, 16), padding_mask(2, 5),
+        padding_mask(2, 4)),
+    "TransformerDecoder_masks": case("TransformerDecoder", lambda: DecoderWithMasks(nn.TransformerDecoder(
+        _transformer_layer("TransformerDecoderLayer")(), 2)), r(5, 2, 16), r(4, 2, 16), padding_mask(2, 5),
+        padding_mask(2, 4)),
+    "Transformer_masks": case("Transformer", lambda: TransformerWithMasks(nn.Transformer(
+        d_model=16, nhead=4, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=32, dropout=0.0)),
+        r(4, 2, 16), r(5, 2, 16), padding_mask(2, 4)),
     # containers
     "Sequential": case("Sequential", lambda: nn.Sequential(nn.Linear(8, 6), nn.ReLU(), nn.Linear(6, 2)), r(3, 8)),
     # losses (reduction mean unless said)
@@ -169,6 +247,13 @@ CASES = {
     "SmoothL1Loss": case("SmoothL1Loss", nn.SmoothL1Loss, r(3, 5), r(3, 5)),
     "HuberLoss": case("HuberLoss", lambda: nn.HuberLoss(delta=0.5), r(3, 5), r(3, 5)),
     "BCELoss": case("BCELoss", nn.BCELoss, pos(3, 5), pos(3, 5)),
+    "BCELoss_weight": case("BCELoss", lambda: nn.BCELoss(weight=torch.rand(5) + 0.5), pos(3, 5), pos(3, 5)),
+    "BCELoss_weight_broadcast_sum": case("BCELoss", lambda: nn.BCELoss(weight=torch.rand(3, 1) + 0.5,
+                                                                       reduction="sum"), pos(3, 5), pos(3, 5)),
+    "BCEWithLogitsLoss_weights": case("BCEWithLogitsLoss", lambda: nn.BCEWithLogitsLoss(
+        weight=torch.rand(5) + 0.5, pos_weight=torch.rand(5) + 0.5), r(3, 5), pos(3, 5)),
+    "BCEWithLogitsLoss_none": case("BCEWithLogitsLoss", lambda: nn.BCEWithLogitsLoss(
+        pos_weight=torch.rand(5) + 0.5, reduction="none"), r(3, 5), pos(3, 5)),
     "BCEWithLogitsLoss": case("BCEWithLogitsLoss", nn.BCEWithLogitsLoss, r(3, 5), pos(3, 5)),
     "NLLLoss": case("NLLLoss", nn.NLLLoss, r(4, 5), ints(5, 4)),
     "NLLLoss2d": case("NLLLoss2d", nn.NLLLoss2d, r(2, 5, 3, 3), ints(5, 2, 3, 3)),
