@@ -362,3 +362,9 @@ def s_requantize(x: Tensor):
 
 case("quantized_qparams", ["q_scale", "q_zero_point"], [f32(3, 4)], s_requantize, script=True, **QOPSETS,
      **step(0.05))
+
+# Scripted, F.interpolate runs upsample_nearest2d on the quantized tensor inside a branch (the
+# quantization-aware model of PyTorch's test_qat_upsample_nearest2d).
+UPSAMPLE = calibrated(lambda: QDQ(nn.UpsamplingNearest2d(scale_factor=1.5)), (2, 3, 4, 4))
+case("quantized_upsample_in_branch", ["upsample_nearest2d", "quantize_per_tensor"], [f32(2, 3, 4, 4)],
+     module=lambda: UPSAMPLE, script=True, **QOPSETS, **step(UPSAMPLE.quant.scale.item()))

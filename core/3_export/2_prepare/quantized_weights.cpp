@@ -266,10 +266,17 @@ class ActivationRewriter {
  public:
   explicit ActivationRewriter(Graph& g) : graph_(g) {}
 
-  void run() {
-    for (auto it = graph_.nodes().begin(); it != graph_.nodes().end(); ++it) {
+  void run() { rewrite(graph_.block()); }
+
+ private:
+  // Nodes in branches too (scripted F.interpolate calls upsample_* inside an If); a branch
+  // output quantized alike in every branch makes the If's output quantized.
+  void rewrite(torch::jit::Block* block) {
+    for (auto it = block->nodes().begin(); it != block->nodes().end(); ++it) {
       Node* n = *it;
       const std::string kind = n->kind().toQualString();
+      for (auto* b : n->blocks()) rewrite(b);
+      if (n->kind() == c10::prim::If) mark_quantized_branch_outputs(n);
       if (kind == "aten::quantize_per_tensor") {
         if (auto dtype = constant_int(n->input(3))) qdtype_[n->output()] = *dtype;
       } else if (makes_quantized_activation(n)) {
@@ -283,7 +290,19 @@ class ActivationRewriter {
     }
   }
 
- private:
+  void mark_quantized_branch_outputs(const Node* n) {
+    for (size_t i = 0; i < n->outputs().size(); ++i) {
+      std::optional<int64_t> dtype;
+      bool all = true;
+      for (const auto* b : n->blocks()) {
+        auto it = qdtype_.find(b->outputs()[i]);
+        all = all && it != qdtype_.end() && (!dtype || *dtype == it->second);
+        if (it != qdtype_.end()) dtype = it->second;
+      }
+      if (all && dtype) qdtype_[n->outputs()[i]] = *dtype;
+    }
+  }
+
   // The dtype of the op's first quantized input (for quantized::cat, of its list's first element).
   std::optional<int64_t> first_quantized_input(const Node* n) const {
     for (const Value* in : n->inputs()) {
