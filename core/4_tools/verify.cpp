@@ -106,6 +106,7 @@ std::string node_text(const NodeCheck& n) {
 // (as the export flattens them); 0 for a type verify cannot build from tensors.
 size_t graph_inputs_of(const c10::TypePtr& type) {
   if (type->kind() == c10::TypeKind::TensorType) return 1;
+  if (type->kind() == c10::TypeKind::OptionalType) return graph_inputs_of(type->expectRef<c10::OptionalType>().getElementType());
   if (type->kind() != c10::TypeKind::TupleType) return 0;
   size_t count = 0;
   for (const auto& element : type->expectRef<c10::TupleType>().elements()) {
@@ -118,18 +119,27 @@ size_t graph_inputs_of(const c10::TypePtr& type) {
 
 c10::IValue argument_from(const c10::TypePtr& type, const std::vector<at::Tensor>& tensors, size_t& next) {
   if (type->kind() == c10::TypeKind::TensorType) return tensors.at(next++);
+  if (type->kind() == c10::TypeKind::OptionalType)
+    return argument_from(type->expectRef<c10::OptionalType>().getElementType(), tensors, next);
   std::vector<c10::IValue> elements;
   for (const auto& element : type->expectRef<c10::TupleType>().elements())
     elements.push_back(argument_from(element, tensors, next));
   return c10::ivalue::Tuple::create(std::move(elements));
 }
 
-// forward()'s arguments (without self) from one tensor per graph input, in order.
+// forward()'s arguments (without self) from one tensor per graph input, in order; an argument
+// with a default (an LSTM's hx=None) past the last tensor takes its default, as in the export.
 std::vector<c10::IValue> forward_arguments(const torch::jit::Module& module, const std::vector<at::Tensor>& tensors) {
   const auto& arguments = module.get_method("forward").function().getSchema().arguments();
   std::vector<c10::IValue> args;
   size_t next = 0;
-  for (size_t i = 1; i < arguments.size(); ++i) args.push_back(argument_from(arguments[i].type(), tensors, next));
+  for (size_t i = 1; i < arguments.size(); ++i) {
+    if (next == tensors.size() && arguments[i].default_value()) {
+      args.push_back(*arguments[i].default_value());
+      continue;
+    }
+    args.push_back(argument_from(arguments[i].type(), tensors, next));
+  }
   return args;
 }
 
@@ -181,7 +191,9 @@ void check_evaluable(const core::eval::ModelEvaluator& evaluator, const torch::j
   evaluator.check_supported();
   const auto& arguments = module.get_method("forward").function().getSchema().arguments();
   size_t tensors = 0;
+  const size_t given = evaluator.input_names().size();
   for (size_t i = 1; i < arguments.size(); ++i) {  // without self
+    if (tensors == given && arguments[i].default_value()) continue;  // left at its default
     const size_t n = graph_inputs_of(arguments[i].type());
     if (n == 0)
       throw ConfigError("verify: forward() of '" + model_path + "' takes '" + arguments[i].name() + "' of type " +
@@ -255,6 +267,7 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     throw ConfigError("--rtol/--atol must be non-negative numbers",
                       ErrorContext::with_hint("e.g. --rtol 1e-3 --atol 1e-5"));
   torch::jit::Module module = core::load_torchscript_file(model_path);
+  core::define_forward_from_overload(module);
   module.eval();
   const onnx::ModelProto model = core::read_model_file(onnx_path);
   std::unique_ptr<Exporter> builtin;

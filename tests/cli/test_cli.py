@@ -535,6 +535,15 @@ class CliTest(unittest.TestCase):
             self.assertIn("ok:", run("check", out).stdout)
             self.assertIn("verify: ok", run("verify", path("bf16_linear.pt"), out, "--input", "x:2x3:bfloat16").stdout)
 
+    def test_verify_scripted_lstm_with_overloads_and_default_state(self):
+        # A scripted nn.LSTM has only forward__0/forward__1 and an optional hx: verify calls the
+        # overload the export used and leaves hx at its default when the file has no input for it.
+        torch.manual_seed(0)
+        torch.jit.script(torch.nn.LSTM(4, 6, num_layers=2, proj_size=3).eval()).save(path("lstm_script.pt"))
+        out = path("lstm_script.onnx")
+        run("export", path("lstm_script.pt"), "-o", out, "--mode", "script", "--input", "x:5x2x4")
+        self.assertIn("verify: ok", run("verify", path("lstm_script.pt"), out, "--input", "x:5x2x4").stdout)
+
     def test_timings_name_every_stage_with_time_and_peak_rss(self):
         r = run("export", path("small.pt"), "-o", path("timed.onnx"), "--input", "x:2x3x6x6", "--timings")
         line = next(l for l in r.stderr.splitlines() if l.startswith("timings:"))

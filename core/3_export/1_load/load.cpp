@@ -1,6 +1,7 @@
 #include "3_export/1_load/load.h"
 
 #include <glob.h>
+#include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/frontend/tracer.h>
 
 #include <optional>
@@ -82,6 +83,29 @@ torch::jit::Module load_torchscript_file(const std::string& path) {
                                             "if the model uses custom torch ops, load the library that registers "
                                             "them with --load-op-library"));
   }
+}
+
+void define_forward_from_overload(torch::jit::Module& module) {
+  if (module.find_method("forward")) return;
+  std::string overloads;
+  for (const auto& method : module.get_methods()) {
+    const std::string& name = method.name();
+    if (name.rfind("forward__", 0) != 0) continue;
+    const auto& schema = method.function().getSchema();
+    overloads += (overloads.empty() ? "" : ", ") + c10::toString(schema);
+    if (schema.arguments().size() < 2 || !schema.arguments()[1].type()->cast<c10::TensorType>()) continue;
+    auto& overload = torch::jit::toGraphFunction(method.function());
+    auto* unit = module._ivalue()->compilation_unit().get();
+    auto* forward = unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"),
+                                          overload.graph()->copy(), /*shouldMangle=*/true);
+    forward->setSchema(schema.cloneWithName("forward", ""));
+    module.type()->addMethod(forward);
+    return;
+  }
+  throw ModelError(
+      "the module has no forward method" +
+          (overloads.empty() ? std::string() : " and no overload of it takes a tensor (" + overloads + ")"),
+      ErrorContext::with_hint("export a module whose forward takes the example inputs"));
 }
 
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,

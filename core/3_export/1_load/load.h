@@ -26,6 +26,10 @@ struct LoadedModel {
 // torch::jit::load with onnxport's errors (ModelError naming the file and what to do) and
 // torchvision's op library loaded when the model calls its ops.
 torch::jit::Module load_torchscript_file(const std::string& path);
+// A scripted nn.LSTM/GRU/RNN has no `forward` in torch 1.13, only its overloads (forward__0 for a
+// Tensor, forward__1 for a PackedSequence): defines `forward` as the first that takes a tensor, as
+// calling the module with one would pick. ModelError when there is neither.
+void define_forward_from_overload(torch::jit::Module& module);
 // `inputs` empty: made from options.inputs (random with options.seed, or .npy files).
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
                             std::vector<torch::jit::IValue> inputs);

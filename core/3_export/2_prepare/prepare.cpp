@@ -55,32 +55,6 @@ void bind_arguments(torch::jit::Graph& graph, const c10::FunctionSchema& schema,
 
 // The module's forward, frozen and inlined. clone() and freeze_module() both deep-copy
 // parameters: a module the export owns is frozen in place instead.
-// A scripted nn.LSTM/GRU/RNN has no `forward` in torch 1.13, only the overloads its @overload
-// declarations compiled to: forward__0 (Tensor input), forward__1 (PackedSequence). The first
-// overload that takes a Tensor becomes `forward`, as calling the module with a tensor would pick.
-void define_forward_from_overload(torch::jit::Module& module) {
-  if (module.find_method("forward")) return;
-  std::string overloads;
-  for (const auto& method : module.get_methods()) {
-    const std::string& name = method.name();
-    if (name.rfind("forward__", 0) != 0) continue;
-    const auto& schema = method.function().getSchema();
-    overloads += (overloads.empty() ? "" : ", ") + c10::toString(schema);
-    if (schema.arguments().size() < 2 || !schema.arguments()[1].type()->cast<c10::TensorType>()) continue;
-    auto& overload = torch::jit::toGraphFunction(method.function());
-    auto* unit = module._ivalue()->compilation_unit().get();
-    auto* forward = unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"),
-                                          overload.graph()->copy(), /*shouldMangle=*/true);
-    forward->setSchema(schema.cloneWithName("forward", ""));
-    module.type()->addMethod(forward);
-    return;
-  }
-  throw ModelError(
-      "the module has no forward method" +
-          (overloads.empty() ? std::string() : " and no overload of it takes a tensor (" + overloads + ")"),
-      ErrorContext::with_hint("export a module whose forward takes the example inputs"));
-}
-
 void empty_graph(torch::jit::Graph& graph) {
   while (!graph.outputs().empty()) graph.eraseOutput(0);
   for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend(); ++it) it.destroyCurrent();
