@@ -18,7 +18,8 @@ def load(path):
 
 def totals(records):
     count = collections.Counter(r["status"] for r in records)
-    return (f"{count['pass']} passed, {count['fail'] + count['error']} failed, {count['skip']} skipped "
+    beyond = f", {count['beyond']} exported where the test asserts torch.onnx refuses" if count["beyond"] else ""
+    return (f"{count['pass']} passed, {count['fail'] + count['error']} failed, {count['skip']} skipped{beyond} "
             f"(of {len(records)})")
 
 
