@@ -245,12 +245,6 @@ int64_t widest(const std::vector<Window>& windows) {
   return k;
 }
 
-Value* int64_constant(Graph& g, const std::vector<int64_t>& values, const std::vector<int64_t>& shape) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(int64_t));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return g.constant(Tensor(DType::Int64, shape, std::move(bytes)));
-}
-
 Value* pool_even(Graph& g, Value* in, const std::vector<int64_t>& kernel, bool is_max) {
   const std::vector<int64_t> pads(2 * kernel.size(), 0);
   return g.op(is_max ? "MaxPool" : "AveragePool", {in},
@@ -295,7 +289,7 @@ Value* max_uneven(Graph& g, Value* x, size_t dim, int64_t in, int64_t out) {
   for (const Window& w : windows)
     for (int64_t j = 0; j < k; ++j) table.push_back(std::min(w.start + j, w.end - 1));
   const int64_t axis = static_cast<int64_t>(dim) + 2;
-  Value* blocks = g.op("Gather", {x, int64_constant(g, table, {out, k})}, {{"axis_i", axis}});
+  Value* blocks = g.op("Gather", {x, g.constant(Tensor::ints(table, {out, k}))}, {{"axis_i", axis}});
   return reduce(g, "ReduceMax", blocks, {axis + 1}, false);
 }
 
@@ -337,12 +331,12 @@ Value* max_uneven_indices(Graph& g, Value* in, const AdaptiveDims& d) {
   std::vector<int64_t> out_shape{0, 0};
   out_shape.insert(out_shape.end(), d.out.begin(), d.out.end());
 
-  Value* positions = int64_constant(g, table, {n_windows * width});
+  Value* positions = g.constant(Tensor::ints(table, {n_windows * width}));
   Value* plane = reshape(g, in, std::vector<int64_t>{0, 0, -1});
   Value* blocks = reshape(g, g.op("Gather", {plane, positions}, {{"axis_i", 2}}),
                           std::vector<int64_t>{0, 0, n_windows, width});
   Value* arg = g.op("ArgMax", {blocks}, {{"axis_i", 3}, {"keepdims_i", 0}});
-  Value* index = g.op("Gather", {positions, g.op("Add", {arg, int64_constant(g, base, {n_windows})})}, {{"axis_i", 0}});
+  Value* index = g.op("Gather", {positions, g.op("Add", {arg, g.constant(Tensor::ints(base, {n_windows}))})}, {{"axis_i", 0}});
   return reshape(g, index, out_shape);
 }
 

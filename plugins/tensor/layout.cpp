@@ -1,6 +1,5 @@
 // Layout changes without arithmetic: flip/roll/rot90, movedim/numpy_T, unfold, repeat_interleave,
 // tensor_split/hsplit/vsplit/dsplit, atleast_Nd, meshgrid, broadcast_tensors, as_strided, ...
-#include <cstring>
 #include <limits>
 
 #include "tensor_ops.h"
@@ -11,12 +10,6 @@ namespace {
 using namespace helpers;
 
 constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
-
-Value* constant_index(Graph& g, const std::vector<int64_t>& shape, const std::vector<int64_t>& values) {
-  std::vector<uint8_t> bytes(values.size() * 8);
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return g.constant(Tensor(DType::Int64, shape, bytes));
-}
 
 Value* flip(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
@@ -134,7 +127,7 @@ Value* unfold(Graph& g, const TorchNode& n, const Args& a) {
   std::vector<int64_t> positions;
   for (int64_t w = 0; w < count; ++w)
     for (int64_t i = 0; i < width; ++i) positions.push_back(w * step + i);
-  Value* windows = gather(g, x, constant_index(g, {count, width}, positions), dim);  // [..., count, width, ...]
+  Value* windows = gather(g, x, g.constant(Tensor::ints(positions, {count, width})), dim);  // [..., count, width, ...]
   std::vector<int64_t> perm;
   for (int64_t d = 0; d <= rank; ++d)
     if (d != dim + 1) perm.push_back(d);
@@ -189,7 +182,7 @@ Value* repeat_interleave(Graph& g, const TorchNode& n, const Args& a) {
   std::vector<int64_t> positions;
   for (size_t i = 0; i < counts.size(); ++i)
     for (int64_t k = 0; k < counts[i]; ++k) positions.push_back(static_cast<int64_t>(i));
-  return gather(g, x, constant_index(g, {static_cast<int64_t>(positions.size())}, positions), dim);
+  return gather(g, x, g.constant(Tensor::ints(positions)), dim);
 }
 
 // Pieces [bounds[i], bounds[i+1]) along dim, as a list.
@@ -337,7 +330,7 @@ Value* as_strided(Graph& g, const TorchNode&, const Args& a) {
     positions = std::move(next);
   }
   Value* flat = reshape(g, x, std::vector<int64_t>{-1});
-  return gather(g, flat, constant_index(g, sizes, positions), 0);
+  return gather(g, flat, g.constant(Tensor::ints(positions, sizes)), 0);
 }
 
 Value* shape_as_tensor(Graph& g, const TorchNode&, const Args& a) { return shape_of(g, a.tensor(0)); }

@@ -1,6 +1,4 @@
 // Triangles and diagonals: tril/triu (Trilu from opset 14, a mask before), diagonal, diag_embed, diag.
-#include <cstring>
-
 #include "tensor_ops.h"
 
 namespace onnxport::tensor {
@@ -13,12 +11,6 @@ Tensor bool_matrix(int64_t rows, int64_t cols, const std::function<bool(int64_t,
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) bytes.push_back(keep(i, j) ? 1 : 0);
   return Tensor(DType::Bool, {rows, cols}, bytes);
-}
-
-Tensor int64_tensor(const std::vector<int64_t>& shape, const std::vector<int64_t>& values) {
-  std::vector<uint8_t> bytes(values.size() * 8);
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return Tensor(DType::Int64, shape, bytes);
 }
 
 // The [rows, cols] mask of j - i <= k (lower) or j - i >= k (upper): a constant when both sizes
@@ -77,7 +69,7 @@ Value* diagonal_of(Graph& g, const std::string& what, Value* x, int64_t offset, 
   std::vector<int64_t> flat(static_cast<size_t>(rank - 2), 0);
   flat.push_back(rows * cols);
   const auto pos = diagonal_positions(rows, cols, offset);
-  return gather(g, reshape(g, moved, flat), g.constant(int64_tensor({static_cast<int64_t>(pos.size())}, pos)),
+  return gather(g, reshape(g, moved, flat), g.constant(Tensor::ints(pos)),
                 rank - 2);
 }
 

@@ -124,6 +124,9 @@ Tensor Tensor::scalar_bool(bool v) {
 Tensor Tensor::ints(const std::vector<int64_t>& v) {
   return from_values(DType::Int64, {static_cast<int64_t>(v.size())}, v.data(), v.size());
 }
+Tensor Tensor::ints(const std::vector<int64_t>& v, std::vector<int64_t> shape) {
+  return from_values(DType::Int64, std::move(shape), v.data(), v.size());
+}
 Tensor Tensor::floats(const std::vector<float>& v) {
   return from_values(DType::Float, {static_cast<int64_t>(v.size())}, v.data(), v.size());
 }

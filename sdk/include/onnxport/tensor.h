@@ -22,6 +22,8 @@ class Tensor {
   static Tensor scalar_double(double v);
   static Tensor scalar_bool(bool v);
   static Tensor ints(const std::vector<int64_t>& v);  // 1-d int64
+  // int64 of `shape`, `v` in row-major order (as many values as the shape holds).
+  static Tensor ints(const std::vector<int64_t>& v, std::vector<int64_t> shape);
   static Tensor floats(const std::vector<float>& v);  // 1-d float32
   static Tensor scalar_of(DType dtype, double v);     // 0-d of any numeric dtype
 
