@@ -178,12 +178,8 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
   model.nodes = std::move(kept);
 
   // Name the pending values now that every reader has been seen.
-  std::unordered_set<std::string> taken;
+  std::unordered_set<std::string> taken = value_names(model);
   for (const auto& [name, slot] : slot_of) taken.insert(name);
-  for (const auto& in : model.inputs) taken.insert(in.name);
-  for (const auto& out : model.outputs) taken.insert(out.name);
-  for (const auto& n : model.nodes)
-    for (const auto& out : n.proto.output()) taken.insert(out);
   std::unordered_map<std::string, std::string> final_names;  // a pending value -> its name
   std::unordered_map<std::string, std::string> base_of;      // a pending value -> the name it derives from
   for (const auto& value : pending) {

@@ -70,10 +70,6 @@ int reads_of(const onnx::NodeProto& node, const std::string& name) {
   return n;
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 size_t fuse_conv_batchnorm(OnnxModel& model) {
@@ -98,10 +94,7 @@ size_t fuse_conv_batchnorm(OnnxModel& model) {
     if (remaining[pair.weight->name] == 0) replaced.insert(pair.weight->name);
     if (pair.bias && remaining[pair.bias->name] == 0) replaced.insert(pair.bias->name);
   }
-  std::unordered_set<std::string> taken;  // names a fused tensor must not take
-  for (const auto& in : model.inputs) taken.insert(in.name);
-  for (const auto& out : model.outputs) taken.insert(out.name);
-  for (const auto& [name, index] : uses.producer) taken.insert(name);
+  std::unordered_set<std::string> taken = value_names(model);  // names a fused tensor must not take
   for (const auto& init : model.initializers)
     if (!replaced.count(init.name)) taken.insert(init.name);
   auto claim = [&](std::initializer_list<std::string> candidates, const std::string& fallback) {
@@ -123,9 +116,8 @@ size_t fuse_conv_batchnorm(OnnxModel& model) {
     const std::string b = pair.bias ? pair.bias->name : "";
     const bool own_w = uses.count(w) == reads_of(*pair.conv, w) + reads_of(*pair.bn, w);
     const bool own_b = pair.bias && uses.count(b) == reads_of(*pair.conv, b) + reads_of(*pair.bn, b);
-    std::string module;  // "conv" of "conv.weight"
-    if (own_w && ends_with(w, ".weight")) module = w.substr(0, w.size() - 7);
-    if (module.empty() && own_b && ends_with(b, ".bias")) module = b.substr(0, b.size() - 5);
+    std::string module = own_w ? module_of(w, ".weight") : "";  // "conv" of "conv.weight"
+    if (module.empty() && own_b) module = module_of(b, ".bias");
     const std::string from_module_w = module.empty() ? "" : module + ".weight";
     const std::string from_module_b = module.empty() ? "" : module + ".bias";
     const std::string& bn_out = pair.bn->output(0);

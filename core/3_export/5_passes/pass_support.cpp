@@ -37,13 +37,25 @@ std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model) 
   return types;
 }
 
+std::string module_of(const std::string& parameter, const std::string& suffix) {
+  const bool ends_in_suffix = parameter.size() > suffix.size() &&
+                              parameter.compare(parameter.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return ends_in_suffix ? parameter.substr(0, parameter.size() - suffix.size()) : "";
+}
+
+std::unordered_set<std::string> value_names(const OnnxModel& model) {
+  std::unordered_set<std::string> names;
+  for (const auto& in : model.inputs) names.insert(in.name);
+  for (const auto& out : model.outputs) names.insert(out.name);
+  for (const auto& n : model.nodes)
+    for (const auto& out : n.proto.output()) names.insert(out);
+  return names;
+}
+
 std::string bias_name_for(const std::string& weight_name, const std::string& fallback, const OnnxModel& model,
                           const ValueUses& uses) {
-  const std::string suffix = ".weight";
-  const bool ends_in_weight = weight_name.size() > suffix.size() &&
-                              weight_name.compare(weight_name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  std::string name = ends_in_weight ? weight_name.substr(0, weight_name.size() - suffix.size()) + ".bias"
-                                    : weight_name + "_fused_bias";
+  const std::string module = module_of(weight_name, ".weight");
+  std::string name = module.empty() ? weight_name + "_fused_bias" : module + ".bias";
   if (find_initializer(model, name) || uses.readers.count(name) || uses.producer.count(name)) name = fallback;
   return name;
 }

@@ -25,6 +25,11 @@ struct ValueUses {
 const Initializer* find_initializer(const OnnxModel& model, const std::string& name);
 // What the model knows of each value's type: graph inputs, initializers, per-node inference.
 std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model);
+// "conv" of ("conv.weight", ".weight"): the module a parameter name belongs to; "" when the name
+// does not end in `suffix` after a module path.
+std::string module_of(const std::string& parameter, const std::string& suffix);
+// The names of the graph's inputs, outputs and node outputs: what a new initializer must not take.
+std::unordered_set<std::string> value_names(const OnnxModel& model);
 // The name of a bias a fusion gives a node that had none: "conv.weight" -> "conv.bias" when that
 // name is free, else `fallback`.
 std::string bias_name_for(const std::string& weight_name, const std::string& fallback, const OnnxModel& model,
