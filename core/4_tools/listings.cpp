@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 
 #include "onnxport/core_ops.h"
 #include "onnxport/registry/loader.h"
@@ -11,13 +10,18 @@ namespace onnxport {
 
 std::vector<Mapping> list_mappings(Exporter& exporter, int opset, const std::string& pack) {
   std::vector<Mapping> out;
-  for (const auto* e : exporter.registry().entries())
-    out.push_back({e->torch_op, e->since_opset, e->pack, e->is_override, e->overridden});
-  for (const auto& core_op : core_converted_ops()) out.push_back({core_op.torch_op, core_op.since_opset, {"core", ""}});
-  const auto filtered = std::remove_if(out.begin(), out.end(), [&](const Mapping& m) {
-    return (opset > 0 && m.since_opset > opset) || (!pack.empty() && m.pack.id != pack);
-  });
-  out.erase(filtered, out.end());
+  const Registry& registry = exporter.registry();
+  for (const auto* e : registry.entries()) {
+    if ((opset > 0 && (e->exact_opset ? e->since_opset != opset : e->since_opset > opset)) ||
+        (!pack.empty() && e->pack.id != pack))
+      continue;
+    const bool used = opset == 0 || registry.lookup(e->torch_op, opset) == e;
+    out.push_back({e->torch_op, e->since_opset, e->pack, e->is_override, e->overridden, e->exact_opset,
+                   e->registered_opset, used});
+  }
+  for (const auto& core_op : core_converted_ops())
+    if ((opset == 0 || core_op.since_opset <= opset) && (pack.empty() || pack == "core"))
+      out.push_back({core_op.torch_op, core_op.since_opset, {"core", ""}});
   return out;
 }
 
@@ -33,6 +37,11 @@ std::string mappings_json(const std::vector<Mapping>& rows, const std::function<
       row["overrides"] = nlohmann::json::array();
       for (const auto& p : m.overridden) row["overrides"].push_back(p.id);
     }
+    if (m.opset_only) {
+      row["opset_only"] = true;
+      row["registered_opset"] = m.registered_opset;
+    }
+    if (!m.used) row["used"] = false;
     if (in_reference) row["in_torch_onnx"] = in_reference(m.op);
     out.push_back(row);
   }

@@ -143,11 +143,16 @@ struct OpsArgs {
 
 void print_text(const std::vector<Mapping>& rows, const std::map<std::string, int>* reference) {
   for (const auto& m : rows) {
-    std::cout << m.op << "  since opset " << m.since_opset << "  [" << m.pack.id << "]";
+    if (m.opset_only)
+      std::cout << m.op << "  at opset " << m.since_opset << " (registered at opset " << m.registered_opset << ")  ["
+                << m.pack.id << "]";
+    else
+      std::cout << m.op << "  since opset " << m.since_opset << "  [" << m.pack.id << "]";
     if (m.is_override && !m.overridden.empty()) {
       std::cout << "  overrides";
       for (const auto& p : m.overridden) std::cout << " " << p.describe();
     }
+    if (!m.used) std::cout << "  (not used: replaced at this opset)";
     if (reference && !torch_onnx_opset(*reference, m.op)) std::cout << "  (not in torch.onnx)";
     std::cout << "\n";
   }

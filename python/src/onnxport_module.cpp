@@ -15,6 +15,7 @@
 #include "onnxport/export.h"
 #include "onnxport/listings.h"
 #include "onnxport/option_table.h"
+#include "onnxport/python_bridge.h"
 #include "onnxport/report.h"
 
 namespace py = pybind11;
@@ -71,6 +72,14 @@ std::shared_ptr<Exporter> exporter_for(const std::vector<std::string>& plugin_di
   return slot;
 }
 
+// The symbolics registered in this process with torch.onnx.register_custom_op_symbolic, as they are
+// now (registrations come and go between exports), replace the ones the exporter had.
+void use_process_symbolics(Exporter& exporter) {
+  PythonPackContents contents = python_bridge::process_symbolics();
+  exporter.registry().remove_python_pack(contents.id);
+  exporter.registry().add_python_pack(PackRef{contents.id, ""}, contents);
+}
+
 // Exports and returns the report (docs/export-report.md) as JSON text; with `report_path`, also
 // writes it there, for a failed export too (as `onnxport export --report` does).
 std::string export_module(Exporter& exporter, const torch::jit::Module& module, const py::list& args,
@@ -82,6 +91,7 @@ std::string export_module(Exporter& exporter, const torch::jit::Module& module, 
   if (!report_path.empty()) check_report_path(report_path, {}, {output_path, options.external_data_file});
   std::vector<torch::jit::IValue> inputs;
   for (auto arg : args) inputs.push_back(to_ivalue(arg));
+  use_process_symbolics(exporter);
   py::gil_scoped_release released;
   ReportInput in{"<python module>", output_path, nullptr, &options, std::nullopt};
   ExportReport report;
@@ -126,7 +136,9 @@ PYBIND11_MODULE(_onnxport, m) {
   m.def(
       "ops_json",
       [](const std::vector<std::string>& plugin_dirs, int opset, const std::string& pack) {
-        return mappings_json(list_mappings(*exporter_for(plugin_dirs), opset, pack));
+        Exporter& exporter = *exporter_for(plugin_dirs);
+        use_process_symbolics(exporter);
+        return mappings_json(list_mappings(exporter, opset, pack));
       },
       py::arg("plugin_dirs"), py::arg("opset"), py::arg("pack"));
   m.def(

@@ -70,6 +70,32 @@ std::optional<std::string> canonical_file(const std::string& file, std::string& 
 
 std::string str_or_empty(const char* s) { return s ? s : ""; }
 
+// The Python bridge, opened on the first .py pack and kept for the process (its interpreter
+// cannot be unloaded). nullptr and `why` when this machine cannot run Python packs.
+PythonPackLoadFn python_bridge(std::string& why) {
+  static std::string error;
+  static const PythonPackLoadFn load = []() -> PythonPackLoadFn {
+    const fs::path lib = fs::weakly_canonical(boost::dll::this_line_location()).parent_path() / kPythonBridgeLibrary;
+    const auto mode = static_cast<boost::dll::load_mode::type>(RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    boost::system::error_code ec;
+    static boost::dll::shared_library bridge;
+    bridge.load(lib, mode, ec);
+    if (ec || !bridge.is_loaded()) {
+      const char* reason = ::dlerror();
+      error = "the Python bridge " + lib.string() + " cannot be loaded (" + (reason ? reason : ec.message()) +
+              ") — install python3 and python3-torch, or remove the .py file from the plugin directories";
+      return nullptr;
+    }
+    if (!bridge.has(kPythonPackLoadSymbol)) {
+      error = "the Python bridge " + lib.string() + " does not export " + kPythonPackLoadSymbol;
+      return nullptr;
+    }
+    return &bridge.get<bool(const std::string&, PythonPackContents&, std::string&)>(kPythonPackLoadSymbol);
+  }();
+  why = error;
+  return load;
+}
+
 }  // namespace
 
 struct PackLoader::Impl {
@@ -100,6 +126,7 @@ const PackStatus& PackLoader::load_file(const std::string& file) {
     return packs_[seen->second];  // the same file loads once
   }
   impl_->status_by_file.emplace(st.file, packs_.size());
+  if (fs::path(st.file).extension() == ".py") return load_python_file(std::move(st));
 
   std::optional<PackLibrary> lib = PackLibrary::open(st.file, error);
   if (!lib) return failed("not a loadable shared library: " + error);
@@ -150,6 +177,36 @@ const PackStatus& PackLoader::load_file(const std::string& file) {
   return packs_.back();
 }
 
+const PackStatus& PackLoader::load_python_file(PackStatus st) {
+  auto failed = [&](const std::string& why) -> const PackStatus& {
+    st.state = PackStatus::State::Failed;
+    st.error = st.file + ": " + why;
+    packs_.push_back(std::move(st));
+    return packs_.back();
+  };
+  st.id = "python:" + fs::path(st.file).stem().string();
+  st.version = "python";
+  std::string error;
+  PythonPackLoadFn load = python_bridge(error);
+  if (!load) return failed(error);
+  if (auto other = impl_->file_by_id.find(st.id); other != impl_->file_by_id.end())
+    return failed("op pack id \"" + st.id + "\" is already loaded from " + other->second +
+                  " — rename one of the two files");
+  PythonPackContents contents;
+  contents.id = st.id;
+  try {
+    if (!load(st.file, contents, error)) return failed(error);
+    registry_.add_python_pack(PackRef{st.id, st.file}, contents);
+  } catch (const std::exception& e) {
+    return failed(std::string("registering the Python pack failed: ") + e.what());
+  }
+  st.state = PackStatus::State::Loaded;
+  st.op_count = contents.symbolics.size();
+  impl_->file_by_id.emplace(st.id, st.file);
+  packs_.push_back(std::move(st));
+  return packs_.back();
+}
+
 void PackLoader::load_dir(const std::string& dir) {
   boost::system::error_code ec;
   fs::path path = fs::absolute(dir);
@@ -163,7 +220,7 @@ void PackLoader::load_dir(const std::string& dir) {
   std::vector<fs::path> files;
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
-    if (p.extension() == ".so" && fs::is_regular_file(p, ec)) files.push_back(p);
+    if ((p.extension() == ".so" || p.extension() == ".py") && fs::is_regular_file(p, ec)) files.push_back(p);
   }
   if (ec) {
     PackStatus st;

@@ -1,5 +1,6 @@
 #include "onnxport/registry/registry.h"
 
+#include <algorithm>
 #include <iterator>
 #include <set>
 #include <utility>
@@ -136,7 +137,46 @@ const Registry::EvaluatorEntry* Registry::evaluator_for(const std::string& domai
   return it == evaluators_.end() ? nullptr : &it->second;
 }
 
+void Registry::add_python_pack(const PackRef& pack, const PythonPackContents& contents) {
+  auto exact = exact_;
+  for (const PythonSymbolic& s : contents.symbolics) {
+    auto& by_opset = exact[s.torch_op];
+    for (const auto& [opset, entry] : by_opset)
+      if (entry.pack.id != pack.id)
+        fail("Python op packs " + entry.pack.describe() + " and " + pack.describe() + " both register a symbolic for " +
+                 s.torch_op,
+             "keep one of the two registrations (torch.onnx would silently keep the last one loaded)");
+    for (int opset : s.opsets) {
+      RegistryEntry e;
+      e.torch_op = s.torch_op;
+      e.since_opset = opset;
+      e.fn = s.fn;
+      e.pack = pack;
+      e.is_override = true;
+      e.exact_opset = true;
+      e.registered_opset = s.registered_opset;
+      if (const RegistryEntry* replaced = lookup(s.torch_op, opset); replaced && !replaced->exact_opset)
+        e.overridden.push_back(replaced->pack);
+      if (!by_opset.emplace(opset, std::move(e)).second)
+        fail("Python op pack " + pack.describe() + " registers two symbolics for " + s.torch_op + " at opset " +
+                 std::to_string(opset),
+             "register one symbolic per op and opset");
+    }
+  }
+  exact_.swap(exact);
+}
+
+void Registry::remove_python_pack(const std::string& id) {
+  for (auto op = exact_.begin(); op != exact_.end();) {
+    for (auto e = op->second.begin(); e != op->second.end();)
+      e = e->second.pack.id == id ? op->second.erase(e) : std::next(e);
+    op = op->second.empty() ? exact_.erase(op) : std::next(op);
+  }
+}
+
 const RegistryEntry* Registry::lookup(const std::string& torch_op, int opset) const {
+  if (auto python = exact_.find(torch_op); python != exact_.end())
+    if (auto at = python->second.find(opset); at != python->second.end()) return &at->second;
   auto op = table_.find(torch_op);
   if (op == table_.end()) return nullptr;
   auto after = op->second.upper_bound(opset);  // first since-opset > opset
@@ -145,18 +185,27 @@ const RegistryEntry* Registry::lookup(const std::string& torch_op, int opset) co
 }
 
 std::optional<int> Registry::earliest_opset(const std::string& torch_op) const {
-  auto op = table_.find(torch_op);
-  if (op == table_.end() || op->second.empty()) return std::nullopt;
-  return op->second.begin()->first;
+  std::optional<int> earliest;
+  for (const auto* table : {&table_, &exact_})
+    if (auto op = table->find(torch_op); op != table->end() && !op->second.empty())
+      earliest = std::min(earliest.value_or(op->second.begin()->first), op->second.begin()->first);
+  return earliest;
 }
 
-bool Registry::has_op(const std::string& torch_op) const { return table_.count(torch_op) != 0; }
+bool Registry::has_op(const std::string& torch_op) const { return table_.count(torch_op) || exact_.count(torch_op); }
 
 std::vector<const RegistryEntry*> Registry::entries() const {
   std::vector<const RegistryEntry*> out;
   for (const auto& [op, by_opset] : table_) {
     for (const auto& [since, entry] : by_opset) out.push_back(&entry);
+    if (auto python = exact_.find(op); python != exact_.end())
+      for (const auto& [opset, entry] : python->second) out.push_back(&entry);
   }
+  for (const auto& [op, by_opset] : exact_)
+    if (!table_.count(op))
+      for (const auto& [opset, entry] : by_opset) out.push_back(&entry);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RegistryEntry* a, const RegistryEntry* b) { return a->torch_op < b->torch_op; });
   return out;
 }
 

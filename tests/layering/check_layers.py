@@ -13,6 +13,8 @@ The layers, lowest first (docs/architecture.md, "Layers"):
   core/4_tools    run, verify, the picture, listings
   core/5_cli      the CLI
   python/         a client of the core, like the CLI
+  python/bridge   the Python op-pack bridge: the SDK and the registry (and Python); only python/
+                  includes it, so that the core, the CLI and the C++ packs never need Python
 
 Every quoted include of a file in these folders must resolve to a header of the project, and
 that header's layer must be the including file's or a lower one. The SDK also stays free of
@@ -37,6 +39,9 @@ CORE_LAYER = re.compile(r"^(\d+)_[a-z]+$")
 # never include each other: registry and plugins; the CLI and the Python package.
 SDK, REGISTRY, PLUGINS = 0, 1, 1
 PYTHON = 2 + 5
+PYTHON_BRIDGE = 2  # above the registry; reached from python/ only (see violations)
+# Headers the build generates (python/CMakeLists.txt): not in the tree.
+GENERATED = {("python/bridge", "bridge_source.h")}
 TOP = 1000  # a file at the root of a staged layer (3_export/pipeline.cpp) is above its stages
 
 
@@ -65,6 +70,8 @@ def rank_of(root, path):
         return Rank(REGISTRY, name="registry")
     if rel[0] == "plugins":
         return Rank(PLUGINS, name="plugins")
+    if rel[:2] == ("python", "bridge"):
+        return Rank(PYTHON_BRIDGE, name="python/bridge")
     if rel[0] == "python":
         return Rank(PYTHON, name="python")
     if rel[0] != "core" or len(rel) < 3:
@@ -86,7 +93,7 @@ def rank_of(root, path):
 
 
 def public_include_dirs(root):
-    dirs = [root / "sdk" / "include", root / "registry" / "include"]
+    dirs = [root / "sdk" / "include", root / "registry" / "include", root / "python" / "bridge" / "include"]
     dirs += sorted(p / "include" for p in (root / "core").iterdir() if CORE_LAYER.match(p.name))
     return [d for d in dirs if d.is_dir()]
 
@@ -126,6 +133,8 @@ def violations(root):
             if bracket == "<":
                 continue
             included = resolve(root, path, target, public_dirs)
+            if included is None and (rank.name, target) in GENERATED:
+                continue
             if included is None:
                 if rank.layer >= 2:  # inside the core every quoted include is a file of ours
                     found.append(f'{where}: "{target}" names no header of the project')
@@ -134,6 +143,9 @@ def violations(root):
             included_rank = rank_of(root, included)
             if included_rank is None:
                 found.append(f'{where}: "{target}" is outside the layered folders')
+            elif included_rank.name == "python/bridge" and path.relative_to(root).parts[0] != "python":
+                found.append(f'{where}: {rank} includes "{target}" from python/bridge: only the Python package '
+                             "reaches the bridge; the core, the CLI and the C++ packs need no Python")
             elif not included_rank.below_or_same(rank):
                 found.append(f'{where}: {rank} includes "{target}" from {included_rank}, '
                              + ("a layer above it" if included_rank.layer >= rank.layer and included_rank.family == rank.family
@@ -166,6 +178,8 @@ PLANTED = [
     ("sdk/src/tensor.cpp", "#include <torch/script.h>", "the SDK includes <torch/script.h>"),
     ("plugins/elementwise/pack.cpp", '#include "onnxport/registry/registry.h"', "a sibling it must not reach"),
     ("python/src/onnxport_module.cpp", '#include "5_cli/commands.h"', "a sibling it must not reach"),
+    ("core/3_export/3_convert/convert.cpp", '#include "onnxport/python_bridge.h"', "need no Python"),
+    ("python/bridge/entry.cpp", '#include "onnxport/export.h"', "python/bridge includes"),
 ]
 
 

@@ -433,6 +433,8 @@ BuilderOptions builder_options(const ConvertContext& ctx) {
   bo.strict = o.strict;
   bo.evaluate = evaluate_constant_node;
   for (const auto& [domain, entry] : ctx.resolution.registry().domains()) bo.custom_domains[domain] = entry.version;
+  for (const RegistryEntry* e : ctx.resolution.registry().entries())
+    if (e->exact_opset) bo.packs_with_open_domains.insert(e->pack.id);
   if (o.operator_export_type == OperatorExportType::OnnxAten ||
       o.operator_export_type == OperatorExportType::OnnxAtenFallback)
     bo.custom_domains[kAtenDomain] = 1;

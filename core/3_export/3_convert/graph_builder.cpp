@@ -233,6 +233,8 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
     op_type = full_name.substr(sep + 2);
     if (domain == "onnx" || domain == "ai.onnx") domain.clear();
   }
+  if (!domain.empty() && !options_.custom_domains.count(domain) && options_.packs_with_open_domains.count(origin_.pack))
+    options_.custom_domains.emplace(domain, 1);
   if (!domain.empty() && !options_.custom_domains.count(domain))
     fail_node("g.op(\"" + full_name + "\") emits custom domain '" + domain + "' that no op pack declared",
               "call r.declare_domain(\"" + domain + "\", VERSION) in the pack, or pass --custom-opset " + domain +
@@ -500,7 +502,11 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
   std::unordered_map<std::string, const onnx::SparseTensorProto*> sparse;
   for (const auto& in : node.proto.input()) {
     if (in.empty()) continue;
-    if (auto it = model_.value_types.find(in); it != model_.value_types.end()) types[in] = &it->second;
+    auto typed = model_.value_types.find(in);
+    // An input without a type comes from a custom-domain op without a schema: nothing to infer
+    // from (its outputs stay untyped until the torch node's types fill them in).
+    if (typed == model_.value_types.end()) return;
+    types[in] = &typed->second;
     if (auto it = constant_data_.find(in); it != constant_data_.end()) data[in] = &it->second;
   }
   onnx::shape_inference::InferenceContextImpl ctx(node.proto, types, data, sparse, nullptr, nullptr);

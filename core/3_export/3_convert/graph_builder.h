@@ -3,6 +3,7 @@
 // against ONNX's schemas (strict mode), and types their outputs with ONNX's per-node inference.
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -26,6 +27,9 @@ struct BuilderOptions {
   bool training = false;
   bool strict = true;
   std::map<std::string, int> custom_domains;  // declared by packs, overridden by custom_opsets
+  // Ids of Python op packs: torch.onnx symbolics declare no domains, so a domain they emit that
+  // custom_opsets does not set is imported at version 1, as torch.onnx does.
+  std::set<std::string> packs_with_open_domains;
   // Nodes whose inputs are all small constants are computed as they are made, so that sizes,
   // ranks and flags computed from constants stay constants; unset: nothing is folded eagerly.
   ConstantEvaluator evaluate;

@@ -30,7 +30,8 @@ class PackLoader {
   PackLoader(const PackLoader&) = delete;
   PackLoader& operator=(const PackLoader&) = delete;
 
-  // Every *.so directly in dir, in name order. A missing dir is reported as a failed entry.
+  // Every *.so (C++ op pack) and *.py (Python op pack: torch.onnx symbolics, run by the Python
+  // bridge, python_packs.h) directly in dir, in name order. A missing dir is reported as a failed entry.
   void load_dir(const std::string& dir);
   // One file. Never throws for a bad pack: the failure is recorded in packs() and skipped.
   // The same file (by canonical path) loads once; a second file with an id already loaded is
@@ -40,6 +41,7 @@ class PackLoader {
   const std::vector<PackStatus>& packs() const { return packs_; }
 
  private:
+  const PackStatus& load_python_file(PackStatus status);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   Registry& registry_;

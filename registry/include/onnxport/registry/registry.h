@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "onnxport/registrar.h"
+#include "onnxport/registry/python_packs.h"
 
 namespace onnxport {
 
@@ -22,6 +23,10 @@ struct RegistryEntry {
   PackRef pack;
   bool is_override = false;
   std::vector<PackRef> overridden;  // packs whose entry for this key this one replaced
+  // A Python pack's symbolic: serves target opset `since_opset` only (torch.onnx's dispatch,
+  // python_packs.h), ahead of every since-opset entry of the op.
+  bool exact_opset = false;
+  int registered_opset = 0;  // for exact entries: the opset the symbolic was registered at
 };
 
 class Registry {
@@ -31,13 +36,22 @@ class Registry {
   // RegistryError names both packs' files and the key.
   void add_pack(const PackRef& pack, const Registrar& registrar);
 
-  // Greatest since-opset <= opset for this op, or nullptr.
+  // A Python pack's symbolics, each for the target opsets torch.onnx dispatches it at. They
+  // override C++ packs' entries (as register_custom_op_symbolic overrides torch.onnx's built-ins);
+  // two Python packs mapping one op is a RegistryError naming both files, and nothing is added.
+  void add_python_pack(const PackRef& pack, const PythonPackContents& contents);
+  // Drops every entry of the pack with this id (the Python package's in-process symbolics are
+  // re-read before each export).
+  void remove_python_pack(const std::string& id);
+
+  // The Python entry for exactly this opset if any, else the greatest since-opset <= opset, or
+  // nullptr.
   const RegistryEntry* lookup(const std::string& torch_op, int opset) const;
   // Smallest since-opset registered for the op (for "supported from opset N" hints).
   std::optional<int> earliest_opset(const std::string& torch_op) const;
   bool has_op(const std::string& torch_op) const;
 
-  // All entries, sorted by op then since-opset.
+  // All entries, sorted by op then since-opset (a Python pack's after the op's C++ entries).
   std::vector<const RegistryEntry*> entries() const;
 
   // Custom domains declared by packs: domain -> (version, pack). Two packs declaring one
@@ -71,6 +85,7 @@ class Registry {
 
  private:
   std::map<std::string, std::map<int, RegistryEntry>> table_;
+  std::map<std::string, std::map<int, RegistryEntry>> exact_;  // Python packs: op -> target opset
   std::map<std::string, DomainEntry> domains_;
   std::map<std::string, SchemaEntry> schemas_;
   std::map<std::string, EvaluatorEntry> evaluators_;

@@ -1,0 +1,287 @@
+"""The Python half of onnxport's Python op-pack bridge (python/bridge/): torch.onnx symbolic
+functions run unchanged, on real torch._C graphs, and what they build is handed to the C++ side
+as plain data, which replays it into onnxport's graph with g.op.
+
+The bridge library compiles this file in and runs it as the module `onnxport._bridge`, in the
+embedded interpreter of the command line or in the Python process that imported onnxport.
+
+One symbolic call: a scratch torch._C.Graph gets one value per argument of the TorchScript node,
+made the way torch.onnx's own conversion presents them (typed tensors as graph inputs, constants
+as onnx::Constant, None as a None prim::Constant, lists as prim::ListConstruct); the symbolic runs
+with a GraphContext on that graph at the target opset; the nodes it inserted are described in order
+(op, inputs, attributes, output count) and its result is given as references to them.
+"""
+import os
+import runpy
+import sys
+import traceback
+
+import torch
+from torch import _C
+from torch.onnx import _constants, utils
+from torch.onnx._globals import GLOBALS
+from torch.onnx._internal import jit_utils, registration
+
+# onnxport's DType numbering is ONNX's TensorProto.DataType.
+_TORCH_DTYPES = {1: torch.float32, 2: torch.uint8, 3: torch.int8, 5: torch.int16, 6: torch.int32, 7: torch.int64,
+                 9: torch.bool, 10: torch.float16, 11: torch.float64, 14: torch.complex64, 15: torch.complex128,
+                 16: torch.bfloat16}
+_ONNX_DTYPES = {v: k for k, v in _TORCH_DTYPES.items()}
+
+MIN_OPSET, MAX_OPSET = 7, 17
+
+# The ops whose plain-number operands torch.onnx retypes to the tensors' type after conversion
+# (its scalar type analysis pass): a symbolic may write Mul(x, Constant(0.5 as double)).
+_SCALAR_TYPE_OPS = {"Add", "Sub", "Mul", "Div", "Gemm", "Pow", "Mod", "Max", "Min", "Sum", "Mean", "Equal",
+                    "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "Where", "Clip"}
+
+_functions = {}  # key -> the decorated symbolic torch.onnx would call
+_key_of = {}  # the reverse, so that a function re-read before each export keeps its key
+_pack_of_op = {}  # "mylib::op" -> file of the .py pack that registered it (CLI)
+
+
+def _custom_registrations():
+    """{(name, opset): function} of every custom symbolic in torch.onnx's registry."""
+    found = {}
+    for name in registration.registry.all_functions():
+        group = registration.registry.get_function_group(name)
+        functions = group._functions
+        for opset in list(functions):
+            if functions.overridden(opset):
+                found[(name, opset)] = functions[opset]
+    return found
+
+
+def _dispatch(names):
+    """[(name, registered opset, key, [target opsets])]: for each op, the custom symbolics torch.onnx
+    dispatches to at each target opset onnxport exports (its own rule, applied by its registry)."""
+    out = []
+    for name in sorted(names):
+        group = registration.registry.get_function_group(name)
+        served = {}
+        for target in range(MIN_OPSET, MAX_OPSET + 1):
+            version = registration._dispatch_opset_version(target, group._functions)
+            if version is not None and group._functions.overridden(version):
+                served.setdefault(version, []).append(target)
+        for version, targets in sorted(served.items()):
+            function = group._functions[version]
+            key = _key_of.setdefault(function, len(_key_of))
+            _functions[key] = function
+            out.append((name, version, key, targets))
+    return out
+
+
+def load_pack(path):
+    """Runs the .py file once; returns ("ok", registrations) for the symbolics it registered, or
+    ("error", one line naming the file and line)."""
+    before = _custom_registrations()
+    try:
+        runpy.run_path(path, run_name="onnxport_pack_" + os.path.splitext(os.path.basename(path))[0])
+    except BaseException as e:  # SystemExit too: a pack must not end the exporter
+        return "error", "importing the Python op pack failed: " + _one_line(e, path)
+    after = _custom_registrations()
+    names = {name for key, fn in after.items() if before.get(key) is not fn for name in [key[0]]}
+    for name in names:
+        _pack_of_op[name] = path
+    return "ok", _dispatch(names)
+
+
+def process_symbolics():
+    """The custom symbolics registered in this process (torch.onnx.register_custom_op_symbolic),
+    other than those of .py packs loaded here."""
+    return _dispatch({name for name, _ in _custom_registrations() if name not in _pack_of_op})
+
+
+def _one_line(error, path=None):
+    """"file:line: Type: message" at the deepest frame in `path` (else the deepest outside torch)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if isinstance(error, SyntaxError) and error.filename:
+        where = f"{error.filename}:{error.lineno}"
+    else:
+        chosen = None
+        for frame in frames:
+            if (path and os.path.abspath(frame.filename) == os.path.abspath(path)) or (
+                    not path and "/torch/" not in frame.filename and not frame.filename.endswith("_bridge.py")):
+                chosen = frame
+        chosen = chosen or (frames[-1] if frames else None)
+        where = f"{chosen.filename}:{chosen.lineno}" if chosen else "<unknown>"
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{where}: {type(error).__name__}" + (f": {message}" if message else "")
+
+
+def _tensor_data(t):
+    t = t.detach().contiguous().cpu()
+    return (_ONNX_DTYPES[t.dtype], list(t.shape), t.numpy().tobytes() if t.dtype != torch.bfloat16
+            else t.view(torch.int16).numpy().tobytes())
+
+
+def _tensor_from(dtype, shape, data):
+    torch_dtype = _TORCH_DTYPES[dtype]
+    if not data:
+        return torch.zeros(shape, dtype=torch_dtype)
+    return torch.frombuffer(bytearray(data), dtype=torch_dtype).reshape(shape).clone()
+
+
+def _tensor_type(dtype, dims):
+    t = _C.TensorType.create_from_tensor(torch.empty(0, dtype=_TORCH_DTYPES.get(dtype, torch.float32)))
+    if dims is not None:
+        t = t.with_sizes([d if isinstance(d, int) and d >= 0 else None for d in dims])
+    return t
+
+
+class _Scratch:
+    """The scratch graph of one call, and the values made for the node's arguments."""
+
+    def __init__(self):
+        self.graph = _C.Graph()
+        self.made = set()  # nodes made here (not by the symbolic)
+        self.refs = {}  # scratch value -> reference the C++ side resolves
+
+    def _node(self, kind, inputs=()):
+        node = self.graph.insertNode(self.graph.create(kind, list(inputs), 1))
+        self.made.add(node)
+        return node
+
+    def constant(self, payload):
+        node = self._node("onnx::Constant")
+        if isinstance(payload, str):
+            node.s_("value", payload)
+        else:
+            # numbers as torch.onnx's conversion makes them: int64, double, bool 0-d tensors
+            value = (_tensor_from(*payload) if isinstance(payload, tuple) else
+                     torch.tensor(payload, dtype=torch.double) if isinstance(payload, float) else torch.tensor(payload))
+            node.t_("value", value)
+            node.output().inferTypeFrom(value)
+        return node.output()
+
+    def argument(self, desc, ref):
+        kind = desc[0]
+        if kind == "none":
+            node = self._node("prim::Constant")
+            node.output().setType(_C.NoneType.get())
+            value = node.output()
+        elif kind == "const":
+            value = self.constant(desc[1])
+        elif kind == "list":
+            items = [self.argument(item, ref + (i,)) for i, item in enumerate(desc[1])]
+            node = self._node("prim::ListConstruct", items)
+            value = node.output()
+            element = items[0].type() if items else _C.TensorType.get()
+            value.setType(_C.ListType(element) if items else _C.ListType.ofTensors())
+        else:  # "tensor" or "sequence": a value known only by its type
+            value = self.graph.addInput()
+            tensor_type = _tensor_type(desc[1], desc[2])
+            value.setType(_C.ListType(tensor_type) if kind == "sequence" else tensor_type)
+        self.refs[value] = ("arg",) + ref
+        return value
+
+
+def _attribute(node, name):
+    kind = node.kindOf(name)
+    value = getattr(node, kind)(name)
+    if kind == "t":
+        return name + "_t", ("tensor",) + _tensor_data(value)
+    if kind == "ts":
+        return name + "_t", [("tensor",) + _tensor_data(v) for v in value]
+    if kind in ("g", "gs"):
+        raise NotImplementedError(f"attribute '{name}' of {node.kind()} holds a graph")
+    return name + "_" + kind[0], value
+
+
+def _retyped_constant(value, dtype):
+    """A plain number's constant in the type of the tensors beside it, as torch.onnx retypes it."""
+    node = value.node()
+    if node.kind() != "onnx::Constant" or node.kindOf("value") != "t":
+        return None
+    t = node.t("value")
+    if t.dim() != 0 or t.dtype == dtype or not (t.is_floating_point() or dtype.is_floating_point):
+        return None
+    return ("tensor",) + _tensor_data(t.to(dtype))
+
+
+def _describe(scratch, result, op_name):
+    """The symbolic's nodes in order, as (op, inputs, attributes, outputs), and its result."""
+    nodes = []
+    for node in scratch.graph.nodes():
+        if node in scratch.made:
+            continue
+        if list(node.blocks()):
+            raise NotImplementedError(f"{node.kind()} with sub-blocks (onnxport's Python bridge does not carry "
+                                      "blocks made by a Python symbolic yet; write this mapping in C++)")
+        kind = node.kind()
+        index = len(nodes)
+        if kind == "prim::ListConstruct":
+            nodes.append(("list", [scratch.refs.get(v) for v in node.inputs()], [], 1))
+        elif kind == "prim::Constant" and node.mustBeNone():
+            nodes.append(("none", [], [], 1))
+        elif kind.startswith("onnx::") or not kind.startswith(("prim::", "aten::")):
+            op = kind[len("onnx::"):] if kind.startswith("onnx::") else kind
+            inputs = list(node.inputs())
+            tensor_types = [v.type().dtype() for v in inputs if isinstance(v.type(), _C.TensorType)
+                            and v.type().dtype() is not None and not _is_plain_number(v)]
+            refs = []
+            for v in inputs:
+                retyped = (_retyped_constant(v, tensor_types[0])
+                           if op in _SCALAR_TYPE_OPS and tensor_types and _is_plain_number(v) else None)
+                refs.append(retyped if retyped else scratch.refs.get(v))
+            attributes = [_attribute(node, name) for name in sorted(node.attributeNames())]
+            nodes.append((op, refs, attributes, node.outputsSize()))
+        else:
+            raise NotImplementedError(f"the symbolic made a {kind} node, which has no ONNX form")
+        for i, out in enumerate(node.outputs()):
+            scratch.refs[out] = ("node", index, i)
+    return nodes, _result_refs(scratch, result, op_name)
+
+
+def _is_plain_number(value):
+    node = value.node()
+    return (node.kind() == "onnx::Constant" and node.kindOf("value") == "t" and node.t("value").dim() == 0)
+
+
+def _result_refs(scratch, result, op_name):
+    if result is None:
+        return None
+    if isinstance(result, (tuple, list)):
+        return [_result_refs(scratch, r, op_name) if r is not None else ("none",) for r in result]
+    if isinstance(result, torch.Tensor):
+        return ("tensor",) + _tensor_data(result)
+    if result not in scratch.refs:
+        raise TypeError(f"the symbolic for {op_name} returned {result!r}, not a value of its graph")
+    return scratch.refs[result]
+
+
+class _Globals:
+    """torch.onnx's export-wide settings as an export at `opset` has them, restored after."""
+
+    def __init__(self, opset):
+        self.opset = opset
+
+    def __enter__(self):
+        self.saved = (GLOBALS.export_onnx_opset_version, GLOBALS.operator_export_type, GLOBALS.onnx_shape_inference)
+        GLOBALS.export_onnx_opset_version = self.opset
+        GLOBALS.operator_export_type = _C._onnx.OperatorExportTypes.ONNX
+        GLOBALS.onnx_shape_inference = True
+
+    def __exit__(self, *exc):
+        (GLOBALS.export_onnx_opset_version, GLOBALS.operator_export_type, GLOBALS.onnx_shape_inference) = self.saved
+
+
+def run_symbolic(key, opset, op_name, arguments, output_types):
+    """Calls symbolic `key` for one node of kind `op_name` at `opset`. arguments: one description
+    per node input; output_types: (dtype, dims) per node output. Returns ("ok", nodes, result) or
+    ("error", one line: file:line, exception)."""
+    function = _functions[key]
+    scratch = _Scratch()
+    try:
+        inputs = [scratch.argument(desc, (i,)) for i, desc in enumerate(arguments)]
+        original = scratch.graph.create(op_name, inputs, len(output_types))
+        for out, (dtype, dims) in zip(original.outputs(), output_types):
+            out.setType(_tensor_type(dtype, dims))
+        context = jit_utils.GraphContext(graph=scratch.graph, block=scratch.graph.block(), opset=opset,
+                                         original_node=original, params_dict={}, env={})
+        with _Globals(opset):
+            result = function(context, *inputs)
+        nodes, refs = _describe(scratch, result, op_name)
+        return "ok", nodes, refs
+    except Exception as e:
+        return "error", _one_line(e, _pack_of_op.get(op_name)), None

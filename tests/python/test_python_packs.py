@@ -1,0 +1,352 @@
+#!/usr/bin/python3
+"""Symbolic functions in Python (issue 28): torch.onnx symbolics run unchanged as onnxport op packs.
+
+  CliPythonPackTest: .py files in --plugin-dir, exported by the command line from saved .pt files
+                     (an aten override into com.microsoft, a TORCH_LIBRARY op with two outputs,
+                     a .py pack beside a C++ pack, packs that raise or fail to import);
+  PackageSymbolicsTest: symbolics registered in the calling process with
+                     torch.onnx.register_custom_op_symbolic, through onnxport.export, against
+                     torch.onnx.export on the same module (dispatch per opset, custom_opsets,
+                     unregistering, SymbolicContext, calls of torch.onnx's built-in symbolics).
+
+Every exported model that ONNX Runtime can run is compared with PyTorch there (onnxruntime-node
+runs com.microsoft's contrib ops). Environment: that of test_package.py, plus ONNXPORT_TEST_OPS
+(the test op library, tests/python/test_ops) and ONNXPORT_UNIT_GOOD_PACK (a C++ op pack).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import unittest
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_package import CLI, cli, ort_matches, path, save_manifest  # noqa: E402
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import torch  # noqa: E402
+from torch.onnx import register_custom_op_symbolic, unregister_custom_op_symbolic  # noqa: E402
+
+import onnxport  # noqa: E402
+
+TEST_OPS = os.environ["ONNXPORT_TEST_OPS"]
+UNIT_GOOD_PACK = os.environ["ONNXPORT_UNIT_GOOD_PACK"]
+
+# A pack of the kind ONNX Runtime ships for its contrib ops: aten ops exported as com.microsoft ones.
+CONTRIB_PACK = """\
+from torch.onnx import register_custom_op_symbolic, symbolic_helper
+
+
+@symbolic_helper.parse_args("v", "s")
+def gelu(g, self, approximate):
+    return g.op("com.microsoft::Gelu", self)
+
+
+def triu(g, self, diagonal, out=None):
+    return g.op("com.microsoft::Trilu", self, diagonal, upper_i=1)
+
+
+register_custom_op_symbolic("::gelu", gelu, 9)
+register_custom_op_symbolic("::triu", triu, 1)  # shadowed from opset 14 by torch.onnx's own triu
+"""
+
+# The TORCH_LIBRARY op of tests/python/test_ops: two outputs, an int read with parse_args, a size
+# read from the input's type.
+TEST_OPS_PACK = """\
+import torch
+from torch.onnx import register_custom_op_symbolic, symbolic_helper
+
+
+@symbolic_helper.parse_args("v", "i")
+def gelu_halves(g, x, dim):
+    size = symbolic_helper._get_tensor_sizes(x)[dim]
+    y = g.op("com.microsoft::Gelu", x)
+    split = g.op("Constant", value_t=torch.tensor([size // 2, size - size // 2]))
+    return g.op("Split", y, split, axis_i=dim, outputs=2)
+
+
+register_custom_op_symbolic("onnxport_test::gelu_halves", gelu_halves, 13)
+"""
+
+RAISING_PACK = """\
+from torch.onnx import register_custom_op_symbolic
+
+
+def gelu(g, self, approximate):
+    raise ValueError("this pack cannot export gelu")
+
+
+register_custom_op_symbolic("::gelu", gelu, 9)
+"""
+
+BROKEN_PACK = """\
+import torch
+
+import a_module_nobody_has
+"""
+
+
+class GeluModel(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.gelu(x) * 2
+
+
+class HalvesModel(torch.nn.Module):
+    def forward(self, x):
+        a, b = torch.ops.onnxport_test.gelu_halves(x, 1)
+        return a + 1, b * 2
+
+
+def write_pack(directory, name, text):
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, name), "w") as fh:
+        fh.write(textwrap.dedent(text))
+    return os.path.join(directory, name)
+
+
+def nodes(onnx_file):
+    return [(n.domain, n.op_type) for n in onnx.load(onnx_file).graph.node]
+
+
+def imports(onnx_file):
+    return {o.domain: o.version for o in onnx.load(onnx_file).opset_import}
+
+
+class CliPythonPackTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        shutil.rmtree(path(), ignore_errors=True)
+        os.makedirs(path())
+        torch.ops.load_library(TEST_OPS)
+        torch.manual_seed(0)
+        cls.x = torch.randn(2, 5)
+        for name, model in (("gelu", GeluModel()), ("halves", HalvesModel())):
+            traced = torch.jit.trace(model, (cls.x,))
+            traced.save(path(f"{name}.pt"))
+            outputs = traced(cls.x)
+            save_manifest(name, [cls.x], outputs if isinstance(outputs, tuple) else [outputs])
+        np.save(path("x.npy"), cls.x.numpy())
+        cls.packs = path("packs")
+        write_pack(cls.packs, "contrib.py", CONTRIB_PACK)
+        write_pack(cls.packs, "test_ops.py", TEST_OPS_PACK)
+
+    def export(self, model, out, *args, packs=None):
+        return cli("export", path(f"{model}.pt"), "-o", out, "--input", "x=" + path("x.npy"),
+                   "--plugin-dir", packs or self.packs, "--load-op-library", TEST_OPS, *args)
+
+    def test_an_aten_override_exports_the_contrib_op_and_matches_pytorch(self):
+        for opset in (11, 13, 17):
+            out = path(f"gelu_{opset}.onnx")
+            r = self.export("gelu", out, "--opset", str(opset), "--custom-opset", "com.microsoft=1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(("com.microsoft", "Gelu"), nodes(out))
+            self.assertNotIn(("", "Erf"), nodes(out))
+            self.assertEqual(imports(out).get("com.microsoft"), 1)
+            ok, log = ort_matches(out, path("gelu.json"))
+            self.assertTrue(ok, log)
+
+    def test_a_torch_library_op_with_two_outputs_exports_through_its_python_symbolic(self):
+        out = path("halves.onnx")
+        r = self.export("halves", out, "--opset", "13")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([op for op in nodes(out) if op[1] in ("Gelu", "Split")],
+                         [("com.microsoft", "Gelu"), ("", "Split")])
+        self.assertEqual(imports(out).get("com.microsoft"), 1)  # torch.onnx's default for a domain
+        ok, log = ort_matches(out, path("halves.json"))
+        self.assertTrue(ok, log)
+        # below the opset it was registered at, torch.onnx has no symbolic for it, and nor has onnxport
+        r = self.export("halves", path("halves_11.onnx"), "--opset", "11")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("onnxport_test::gelu_halves", r.stderr)
+        self.assertFalse(os.path.exists(path("halves_11.onnx")))
+
+    def test_ops_and_plugins_list_python_packs_and_which_mapping_wins(self):
+        r = cli("plugins", "--plugin-dir", self.packs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"python:contrib python\s+loaded\s+2 ops\s+.*contrib\.py")
+        r = cli("ops", "--plugin-dir", self.packs, "--opset", "17", "--json")
+        rows = [m for m in __import__("json").loads(r.stdout) if m["op"] in ("aten::gelu", "aten::triu")]
+        used = {(m["op"], m["pack"]) for m in rows if m.get("used", True)}
+        # torch.onnx's dispatch: gelu registered at 9 replaces the built-in from 9 on; triu at 1 is
+        # shadowed by the built-in registered at 14
+        self.assertIn(("aten::gelu", "python:contrib"), used)
+        self.assertNotIn(("aten::gelu", "elementwise"), used)
+        self.assertNotIn(("aten::triu", "python:contrib"), used)
+        r = cli("ops", "--plugin-dir", self.packs, "--opset", "11", "--json")
+        used = {(m["op"], m["pack"]) for m in __import__("json").loads(r.stdout) if m.get("used", True)}
+        self.assertIn(("aten::triu", "python:contrib"), used)  # no built-in below 14: the custom one
+
+    def test_a_python_pack_beside_a_cpp_pack_in_one_directory(self):
+        mixed = path("mixed")
+        write_pack(mixed, "contrib.py", CONTRIB_PACK)
+        shutil.copy(UNIT_GOOD_PACK, mixed)
+        r = cli("plugins", "--plugin-dir", mixed)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"unit_good .*loaded")
+        self.assertRegex(r.stdout, r"python:contrib python\s+loaded")
+        out = path("gelu_mixed.onnx")
+        r = self.export("gelu", out, packs=mixed)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(("com.microsoft", "Gelu"), nodes(out))
+
+    def test_two_python_packs_mapping_one_op_is_an_error_naming_both(self):
+        twice = path("twice")
+        write_pack(twice, "a_contrib.py", CONTRIB_PACK)
+        write_pack(twice, "b_contrib.py", CONTRIB_PACK)
+        r = cli("plugins", "--plugin-dir", twice)
+        self.assertRegex(r.stdout + r.stderr, r"a_contrib\.py.*b_contrib\.py.*both register a symbolic for aten::gelu")
+
+    def test_a_symbolic_that_raises_names_the_file_line_and_op_and_writes_nothing(self):
+        raising = path("raising")
+        pack = write_pack(raising, "raises.py", RAISING_PACK)
+        out = path("raises.onnx")
+        r = self.export("gelu", out, packs=raising)
+        self.assertNotEqual(r.returncode, 0)
+        line = [i for i, text in enumerate(RAISING_PACK.splitlines(), 1) if "raise ValueError" in text][0]
+        self.assertIn(f"{pack}:{line}: ValueError: this pack cannot export gelu", r.stderr)
+        self.assertIn("aten::gelu", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_a_pack_that_fails_to_import_is_reported_with_file_and_error(self):
+        broken = path("broken")
+        pack = write_pack(broken, "broken.py", BROKEN_PACK)
+        r = cli("plugins", "--plugin-dir", broken)
+        self.assertIn(f"{pack}: importing the Python op pack failed: {pack}:3: ModuleNotFoundError: "
+                      "No module named 'a_module_nobody_has'", r.stdout + r.stderr)
+        out = path("broken.onnx")
+        r = self.export("gelu", out, packs=broken)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("broken.py", r.stderr)
+        self.assertFalse(os.path.exists(out))
+
+
+    def test_without_torch_a_python_pack_is_not_loadable_and_the_rest_works(self):
+        fake = path("no_torch")
+        write_pack(os.path.join(fake, "torch"), "__init__.py", 'raise ImportError("no torch in this Python")')
+        env = dict(os.environ, PYTHONPATH=fake, ONNXPORT_PLUGIN_PATH=self.packs)
+        r = subprocess.run([CLI, "plugins"], capture_output=True, text=True, env=env)
+        self.assertRegex(r.stdout, r"python:contrib python\s+failed")
+        self.assertIn("Python op packs need torch (Debian's python3-torch) importable by libpython", r.stdout)
+        self.assertIn("ImportError: no torch in this Python", r.stdout)
+        self.assertRegex(r.stdout, r"elementwise .*loaded")
+        out = path("gelu_no_torch.onnx")
+        r = subprocess.run([CLI, "export", path("gelu.pt"), "-o", out, "--input", "x=" + path("x.npy")],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("warning: op pack skipped", r.stderr)
+        self.assertNotIn(("com.microsoft", "Gelu"), nodes(out))  # the built-in mapping
+        ok, log = ort_matches(out, path("gelu.json"))
+        self.assertTrue(ok, log)
+
+
+class PackageSymbolicsTest(unittest.TestCase):
+    """In the calling process, as torch.onnx.export sees the registrations."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(path(), exist_ok=True)
+        torch.ops.load_library(TEST_OPS)
+        torch.manual_seed(1)
+        cls.x = torch.randn(3, 6)
+
+    def both(self, model, name, opset, **kwargs):
+        """(onnxport's file, torch.onnx's file) of one module."""
+        mine, theirs = path(f"{name}.onnxport.onnx"), path(f"{name}.torch.onnx")
+        onnxport.export(model, (self.x,), mine, opset_version=opset, **kwargs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (self.x,), theirs, opset_version=opset, **kwargs)
+        return mine, theirs
+
+    def custom_ops(self, onnx_file):
+        return sorted(op for op in nodes(onnx_file) if op[0] not in ("", "ai.onnx"))
+
+    def test_dispatch_per_opset_matches_torch_onnx(self):
+        def gelu(g, self, approximate="none"):
+            return g.op("com.microsoft::Gelu", self)
+
+        for registered in (1, 9, 13):
+            register_custom_op_symbolic("::gelu", gelu, registered)
+            try:
+                for opset in (9, 12, 13, 17):
+                    mine, theirs = self.both(GeluModel(), f"gelu_{registered}_{opset}", opset,
+                                             custom_opsets={"com.microsoft": 1})
+                    self.assertEqual(self.custom_ops(mine), self.custom_ops(theirs), (registered, opset))
+                    self.assertEqual(bool(self.custom_ops(mine)), registered <= opset and registered >= 9,
+                                     (registered, opset))
+            finally:
+                unregister_custom_op_symbolic("::gelu", registered)
+        mine = path("gelu_unregistered.onnx")
+        onnxport.export(GeluModel(), (self.x,), mine, opset_version=17)
+        self.assertEqual(self.custom_ops(mine), [])
+
+    def test_a_contrib_symbolic_matches_pytorch_in_onnx_runtime(self):
+        def gelu(g, self, approximate="none"):
+            return g.op("com.microsoft::Gelu", self)
+
+        register_custom_op_symbolic("::gelu", gelu, 9)
+        try:
+            mine = path("gelu_process.onnx")
+            onnxport.export(GeluModel(), (self.x,), mine, opset_version=17)
+        finally:
+            unregister_custom_op_symbolic("::gelu", 9)
+        self.assertIn(("com.microsoft", "Gelu"), nodes(mine))
+        self.assertNotIn("python:process", {m["pack"] for m in onnxport.ops(opset=17)})  # unregistered
+        save_manifest("gelu_process", [self.x], [GeluModel()(self.x)])
+        ok, log = ort_matches(mine, path("gelu_process.json"))
+        self.assertTrue(ok, log)
+
+    def test_a_custom_domain_takes_its_version_from_custom_opsets(self):
+        @torch.onnx.symbolic_helper.parse_args("v", "i")
+        def gelu_halves(g, x, dim):
+            return g.op("org.example::GeluHalves", x, dim_i=dim, outputs=2)
+
+        register_custom_op_symbolic("onnxport_test::gelu_halves", gelu_halves, 9)
+        try:
+            mine, theirs = self.both(HalvesModel(), "halves_domain", 17, custom_opsets={"org.example": 3})
+        finally:
+            unregister_custom_op_symbolic("onnxport_test::gelu_halves", 9)
+        self.assertEqual(self.custom_ops(mine), [("org.example", "GeluHalves")])
+        self.assertEqual(self.custom_ops(mine), self.custom_ops(theirs))
+        self.assertEqual(imports(mine).get("org.example"), 3)
+        node = [n for n in onnx.load(mine).graph.node if n.op_type == "GeluHalves"][0]
+        self.assertEqual(len(node.output), 2)
+        self.assertEqual([(a.name, a.i) for a in node.attribute], [("dim", 1)])
+
+    def test_symbolic_context_and_calls_of_builtin_symbolics(self):
+        from torch.onnx import symbolic_opset9
+        from torch.onnx._exporter_states import SymbolicContext
+        seen = []
+
+        def relu_via_builtin(g, self):
+            return symbolic_opset9.relu(g, symbolic_opset9.neg(g, self))
+
+        def hardswish_with_context(ctx: SymbolicContext, g, self):
+            seen.append(ctx.cur_node.kind())
+            return g.op("HardSwish", self)
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return torch.nn.functional.hardswish(torch.relu(x))
+
+        register_custom_op_symbolic("::relu", relu_via_builtin, 14)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch.onnx's FutureWarning for the context argument
+            register_custom_op_symbolic("::hardswish", hardswish_with_context, 14)
+        try:
+            mine, theirs = self.both(Model(), "context_builtin", 17)
+        finally:
+            unregister_custom_op_symbolic("::relu", 14)
+            unregister_custom_op_symbolic("::hardswish", 14)
+        self.assertIn("aten::hardswish", seen)
+        self.assertEqual([op for _, op in nodes(mine)], ["Neg", "Relu", "HardSwish"])
+        save_manifest("context_builtin", [self.x], [torch.nn.functional.hardswish(torch.relu(-self.x))])
+        ok, log = ort_matches(mine, path("context_builtin.json"))
+        self.assertTrue(ok, log)
+
+
+if __name__ == "__main__":
+    unittest.main()
