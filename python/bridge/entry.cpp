@@ -43,6 +43,11 @@ PythonPackContents process_symbolics() {
   return contents;
 }
 
+pybind11::object bridge_runtime() {
+  PythonScope scope;
+  return bridge_module();
+}
+
 }  // namespace onnxport::python_bridge
 
 extern "C" __attribute__((visibility("default"))) bool onnxport_python_pack_load(const std::string& file,

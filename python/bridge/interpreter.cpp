@@ -52,7 +52,9 @@ py::module_ bridge_module() {
   auto m = py::reinterpret_borrow<py::module_>(py::module_::import("types").attr("ModuleType")("onnxport._bridge"));
   m.attr("__file__") = "onnxport/_bridge.py";
   try {
-    py::exec(py::str(kBridgeSource), m.attr("__dict__"));
+    // compiled under its own name, so that tracebacks (and the frames errors name) say which file
+    const py::object code = py::module_::import("builtins").attr("compile")(kBridgeSource, "onnxport/_bridge.py", "exec");
+    py::module_::import("builtins").attr("exec")(code, m.attr("__dict__"));
   } catch (py::error_already_set& e) {
     std::string what = e.what();
     throw std::runtime_error("Python op packs need torch (Debian's python3-torch) importable by " ONNXPORT_PYTHON_SONAME

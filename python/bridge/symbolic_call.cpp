@@ -145,14 +145,15 @@ Symbolic python_symbolic(int key, const std::string& file) {
     for (const TensorType& t : node.output_types) output_types.append(py::make_tuple(static_cast<int>(t.dtype), dims_of(t)));
     py::tuple answer;
     try {
-      answer = bridge_module().attr("run_symbolic")(key, g.opset(), node.kind, arguments, output_types);
+      answer = bridge_module().attr("run_symbolic")(key, g.opset(), node.kind, arguments, output_types,
+                                                    node.int_attributes);
     } catch (const py::error_already_set& e) {
       const std::string what = e.what();
       throw ExportError("the Python bridge failed: " + what.substr(0, what.find('\n')),
                         ErrorContext::with_hint("this is an onnxport bug; please report it"));
     }
     if (answer[0].cast<std::string>() != "ok")
-      throw ExportError("the Python symbolic raised " + answer[1].cast<std::string>(),
+      throw ExportError("Python symbolic failed: " + answer[1].cast<std::string>(),
                         ErrorContext::with_hint("fix the symbolic in " + (file.empty() ? "the calling process" : file) +
                                                 ", or remove its registration"));
     Replay replay(g, args);

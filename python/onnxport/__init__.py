@@ -94,6 +94,9 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
     # @_script_if_tracing functions) would be re-traced, and the re-trace bakes in every size.
     options["mode"] = mode if mode is not None else "auto"
     exporter = _onnxport.exporter(_dirs(plugin_dirs or ()))
+    # torch.autograd.Function calls (prim::PythonOp): their `symbolic` staticmethod, a symbolic
+    # registered for prim::PythonOp, or else the operations they ran, as torch.onnx does
+    _onnxport.bridge().register_python_ops(module, opset_version or 17)
     with _output_path(f) as path:
         result = json.loads(exporter.export(module._c, _flatten_tuples(positional), path, json.dumps(options),
                                             os.fspath(report) if report is not None else ""))

@@ -30,6 +30,12 @@ _ONNX_DTYPES = {v: k for k, v in _TORCH_DTYPES.items()}
 
 MIN_OPSET, MAX_OPSET = 7, 17
 
+# prim::PythonOp (a torch.autograd.Function traced by the Python package) has one symbolic per
+# node: the Function's own `symbolic`, else torch.onnx's registration for prim::PythonOp.
+PYTHON_OP = "prim::PythonOp"
+PYTHON_OP_KEY = -1
+PYTHON_OP_ATTRIBUTE = "onnxport_python_op"  # the node's id in _python_ops
+
 # The ops whose plain-number operands torch.onnx retypes to the tensors' type after conversion
 # (its scalar type analysis pass): a symbolic may write Mul(x, Constant(0.5 as double)).
 _SCALAR_TYPE_OPS = {"Add", "Sub", "Mul", "Div", "Gemm", "Pow", "Mod", "Max", "Min", "Sum", "Mean", "Equal",
@@ -38,6 +44,7 @@ _SCALAR_TYPE_OPS = {"Add", "Sub", "Mul", "Div", "Gemm", "Pow", "Mod", "Max", "Mi
 _functions = {}  # key -> the decorated symbolic torch.onnx would call
 _key_of = {}  # the reverse, so that a function re-read before each export keeps its key
 _pack_of_op = {}  # "mylib::op" -> file of the .py pack that registered it (CLI)
+_python_ops = {}  # id -> prim::PythonOp node of the module being exported
 
 
 def _custom_registrations():
@@ -88,12 +95,85 @@ def load_pack(path):
 
 def process_symbolics():
     """The custom symbolics registered in this process (torch.onnx.register_custom_op_symbolic),
-    other than those of .py packs loaded here."""
-    return _dispatch({name for name, _ in _custom_registrations() if name not in _pack_of_op})
+    other than those of .py packs loaded here; prim::PythonOp when the module has such nodes."""
+    registered = _dispatch({name for name, _ in _custom_registrations() if name not in set(_pack_of_op) | {PYTHON_OP}})
+    if _python_ops:
+        registered.append((PYTHON_OP, 1, PYTHON_OP_KEY, list(range(MIN_OPSET, MAX_OPSET + 1))))
+    return registered
+
+
+def register_python_ops(module, opset):
+    """Prepares the module's prim::PythonOp nodes (torch.autograd.Function calls) as torch.onnx
+    does at `opset`: a Function without a `symbolic`, when no symbolic is registered for
+    prim::PythonOp, is replaced by the operations its forward ran (recorded by the tracer); every
+    other one is marked with its id, so that the node the exporter converts (a frozen copy) leads
+    back to the Function and its non-tensor arguments."""
+    _python_ops.clear()
+    group = registration.registry.get_function_group(PYTHON_OP)
+    registered = group is not None and group.get(opset) is not None
+
+    def visit(graph, block):
+        for node in list(block.nodes()):
+            for inner in node.blocks():
+                visit(graph, inner)
+            if node.kind() != PYTHON_OP:
+                continue
+            if not registered and not hasattr(_function_of(node), "symbolic") and "Subgraph" in node.attributeNames():
+                _inline(graph, node, node.g("Subgraph"))
+            else:
+                node.i_(PYTHON_OP_ATTRIBUTE, len(_python_ops))
+                _python_ops[len(_python_ops)] = node
+
+    for submodule in module.modules():
+        if hasattr(submodule, "graph"):
+            visit(submodule.graph, submodule.graph.block())
+    return len(_python_ops)
+
+
+def _function_of(node):
+    return getattr(node.pyobj(), "__self__", None)  # Function.apply is bound to the Function class
+
+
+def _inline(graph, node, body):
+    values = dict(zip(body.inputs(), node.inputs()))
+    with graph.insert_point_guard(node):
+        for inner in body.nodes():
+            clone = graph.insertNode(graph.createClone(inner, lambda v: values[v]))
+            values.update(zip(inner.outputs(), clone.outputs()))
+    for out, result in zip(node.outputs(), body.outputs()):
+        out.replaceAllUsesWith(values[result])
+    node.destroy()
+
+
+def _python_op(context, inputs, attributes):
+    """torch.onnx's conversion of a prim::PythonOp: the arguments in the order of the call (tensors
+    and the numbers kept on the node), to the Function's symbolic or the registered one."""
+    node = _python_ops[attributes[PYTHON_OP_ATTRIBUTE]]
+    context.original_node = node
+    tensors, scalars = iter(inputs), iter(node.scalar_args())
+    arguments = [next(tensors) if kind == "d" else next(scalars) for kind in node.cconv()]
+    function = _function_of(node)
+    if hasattr(function, "symbolic"):
+        return function.symbolic(context, *arguments)
+    group = registration.registry.get_function_group(PYTHON_OP)
+    registered = group.get(context.opset) if group else None
+    if registered is None:
+        raise _NoSymbolic(f"torch.autograd.Function {node.pyname()} has no symbolic staticmethod and no symbolic is "
+                           "registered for prim::PythonOp: add `def symbolic(g, ...)` to the Function, or register one")
+    keywords = {name: getattr(node, node.kindOf(name))(name) for name in node.attributeNames()
+                if name != PYTHON_OP_ATTRIBUTE}
+    keywords["name"] = node.pyname()
+    return registered(context, *arguments, **keywords)
+
+
+class _NoSymbolic(RuntimeError):
+    """Nothing converts the node; the message says what to add."""
 
 
 def _one_line(error, path=None):
     """"file:line: Type: message" at the deepest frame in `path` (else the deepest outside torch)."""
+    if isinstance(error, _NoSymbolic):
+        return str(error)
     frames = traceback.extract_tb(error.__traceback__)
     if isinstance(error, SyntaxError) and error.filename:
         where = f"{error.filename}:{error.lineno}"
@@ -266,11 +346,10 @@ class _Globals:
         (GLOBALS.export_onnx_opset_version, GLOBALS.operator_export_type, GLOBALS.onnx_shape_inference) = self.saved
 
 
-def run_symbolic(key, opset, op_name, arguments, output_types):
+def run_symbolic(key, opset, op_name, arguments, output_types, attributes):
     """Calls symbolic `key` for one node of kind `op_name` at `opset`. arguments: one description
-    per node input; output_types: (dtype, dims) per node output. Returns ("ok", nodes, result) or
-    ("error", one line: file:line, exception)."""
-    function = _functions[key]
+    per node input; output_types: (dtype, dims) per node output; attributes: the node's integer
+    attributes. Returns ("ok", nodes, result) or ("error", one line: file:line, exception)."""
     scratch = _Scratch()
     try:
         inputs = [scratch.argument(desc, (i,)) for i, desc in enumerate(arguments)]
@@ -280,7 +359,10 @@ def run_symbolic(key, opset, op_name, arguments, output_types):
         context = jit_utils.GraphContext(graph=scratch.graph, block=scratch.graph.block(), opset=opset,
                                          original_node=original, params_dict={}, env={})
         with _Globals(opset):
-            result = function(context, *inputs)
+            if key == PYTHON_OP_KEY:
+                result = _python_op(context, inputs, attributes)
+            else:
+                result = _functions[key](context, *inputs)
         nodes, refs = _describe(scratch, result, op_name)
         return "ok", nodes, refs
     except Exception as e:

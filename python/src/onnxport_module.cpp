@@ -133,6 +133,7 @@ PYBIND11_MODULE(_onnxport, m) {
       .def("export", &export_module, py::arg("module"), py::arg("args"), py::arg("output_path"),
            py::arg("options_json"), py::arg("report_path"));
   m.def("exporter", &exporter_for, py::arg("plugin_dirs"));
+  m.def("bridge", &python_bridge::bridge_runtime, "the Python op-pack bridge's module (onnxport/_bridge.py)");
   m.def(
       "ops_json",
       [](const std::vector<std::string>& plugin_dirs, int opset, const std::string& pack) {

@@ -348,5 +348,86 @@ class PackageSymbolicsTest(unittest.TestCase):
         self.assertTrue(ok, log)
 
 
+    def test_autograd_functions_convert_as_in_torch_onnx(self):
+        class ClipBelow(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, floor):
+                return x.clamp(min=floor)
+
+            @staticmethod
+            def symbolic(g, x, floor):  # `floor` is a Python number kept on the traced node
+                return g.op("Clip", x, min_f=floor)
+
+        class ExpLog(torch.autograd.Function):  # no symbolic: exported as the operations it ran
+            @staticmethod
+            def forward(ctx, x):
+                return (x.exp() + 1).log()
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return ClipBelow.apply(x, 0.25) * ClipBelow.apply(x, -0.5) + ExpLog.apply(x)
+
+        model = Model()
+        mine, theirs = self.both(model, "autograd_functions", 9)
+        self.assertEqual([op for _, op in nodes(mine) if op == "Clip"], ["Clip", "Clip"])
+        floors = sorted(a.f for n in onnx.load(mine).graph.node if n.op_type == "Clip" for a in n.attribute)
+        self.assertEqual(floors, [-0.5, 0.25])
+        self.assertEqual(sorted(op for _, op in nodes(mine)), sorted(op for _, op in nodes(theirs)))
+        save_manifest("autograd_functions", [self.x], [model(self.x)])
+        ok, log = ort_matches(mine, path("autograd_functions.json"))
+        self.assertTrue(ok, log)
+
+    def test_a_symbolic_registered_for_python_op_gets_the_function_name_and_context(self):
+        class Shrink(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, amount):
+                return x.clamp(min=amount)
+
+        def python_op(ctx: torch.onnx.SymbolicContext, g, *args, **kwargs):
+            self.assertEqual(kwargs["name"], "Shrink")
+            return g.op("Clip", args[0], min_f=args[1], outputs=ctx.cur_node.outputsSize())
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return Shrink.apply(x, 0.1)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            register_custom_op_symbolic("prim::PythonOp", python_op, 1)
+        try:
+            mine = path("python_op.onnx")
+            onnxport.export(Model(), (self.x,), mine, opset_version=9)
+        finally:
+            unregister_custom_op_symbolic("prim::PythonOp", 1)
+        self.assertEqual([op for _, op in nodes(mine)], ["Clip"])
+
+    def test_a_python_op_registration_applies_from_its_opset_and_functions_inline_below(self):
+        def only_from_13(g, *args, **kwargs):
+            return g.op("Identity", args[0])
+
+        class Plain(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return Plain.apply(x)
+
+        register_custom_op_symbolic("prim::PythonOp", only_from_13, 13)
+        try:
+            # registered for 13 only: at opset 13 the registration is used (no inlining)...
+            mine = path("python_op_13.onnx")
+            onnxport.export(Model(), (self.x,), mine, opset_version=13)
+            self.assertEqual([op for _, op in nodes(mine)], ["Identity"])
+            # ...below it torch.onnx inlines the Function, and so does onnxport
+            mine = path("python_op_11.onnx")
+            onnxport.export(Model(), (self.x,), mine, opset_version=11)
+            self.assertIn("Mul", [op for _, op in nodes(mine)])
+            self.assertNotIn("Identity", [op for _, op in nodes(mine)])
+        finally:
+            unregister_custom_op_symbolic("prim::PythonOp", 13)
+
+
 if __name__ == "__main__":
     unittest.main()
