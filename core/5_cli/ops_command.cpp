@@ -152,7 +152,7 @@ void print_text(const std::vector<Mapping>& rows, const std::map<std::string, in
       std::cout << "  overrides";
       for (const auto& p : m.overridden) std::cout << " " << p.describe();
     }
-    if (!m.used) std::cout << "  (not used: replaced at this opset)";
+    if (!m.used) std::cout << "  (not used at this opset)";
     if (reference && !torch_onnx_opset(*reference, m.op)) std::cout << "  (not in torch.onnx)";
     std::cout << "\n";
   }

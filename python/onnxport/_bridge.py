@@ -125,8 +125,11 @@ def register_python_ops(module, opset):
                 _python_ops[len(_python_ops)] = node
 
     for submodule in module.modules():
-        if hasattr(submodule, "graph"):
-            visit(submodule.graph, submodule.graph.block())
+        try:
+            graph = submodule.graph
+        except (AttributeError, RuntimeError):  # a submodule without a compiled forward
+            continue
+        visit(graph, graph.block())
     return len(_python_ops)
 
 
@@ -158,7 +161,7 @@ def _python_op(context, inputs, attributes):
     group = registration.registry.get_function_group(PYTHON_OP)
     registered = group.get(context.opset) if group else None
     if registered is None:
-        raise _NoSymbolic(f"torch.autograd.Function {node.pyname()} has no symbolic staticmethod and no symbolic is "
+        raise _Refusal(f"torch.autograd.Function {node.pyname()} has no symbolic staticmethod and no symbolic is "
                            "registered for prim::PythonOp: add `def symbolic(g, ...)` to the Function, or register one")
     keywords = {name: getattr(node, node.kindOf(name))(name) for name in node.attributeNames()
                 if name != PYTHON_OP_ATTRIBUTE}
@@ -166,13 +169,13 @@ def _python_op(context, inputs, attributes):
     return registered(context, *arguments, **keywords)
 
 
-class _NoSymbolic(RuntimeError):
-    """Nothing converts the node; the message says what to add."""
+class _Refusal(RuntimeError):
+    """What the bridge cannot carry, or nothing converts the node: the message says what to do."""
 
 
 def _one_line(error, path=None):
     """"file:line: Type: message" at the deepest frame in `path` (else the deepest outside torch)."""
-    if isinstance(error, _NoSymbolic):
+    if isinstance(error, _Refusal):
         return str(error)
     frames = traceback.extract_tb(error.__traceback__)
     if isinstance(error, SyntaxError) and error.filename:
@@ -264,7 +267,8 @@ def _attribute(node, name):
     if kind == "ts":
         return name + "_t", [("tensor",) + _tensor_data(v) for v in value]
     if kind in ("g", "gs"):
-        raise NotImplementedError(f"attribute '{name}' of {node.kind()} holds a graph")
+        raise _Refusal(f"attribute '{name}' of {node.kind()} holds a graph, which onnxport's Python bridge does not "
+                       "carry yet — write this mapping in a C++ op pack")
     return name + "_" + kind[0], value
 
 
@@ -286,8 +290,8 @@ def _describe(scratch, result, op_name):
         if node in scratch.made:
             continue
         if list(node.blocks()):
-            raise NotImplementedError(f"{node.kind()} with sub-blocks (onnxport's Python bridge does not carry "
-                                      "blocks made by a Python symbolic yet; write this mapping in C++)")
+            raise _Refusal(f"the symbolic for {op_name} built {node.kind()} with sub-blocks, which onnxport's Python "
+                           "bridge does not carry yet — write this mapping in a C++ op pack")
         kind = node.kind()
         index = len(nodes)
         if kind == "prim::ListConstruct":
@@ -307,7 +311,8 @@ def _describe(scratch, result, op_name):
             attributes = [_attribute(node, name) for name in sorted(node.attributeNames())]
             nodes.append((op, refs, attributes, node.outputsSize()))
         else:
-            raise NotImplementedError(f"the symbolic made a {kind} node, which has no ONNX form")
+            raise _Refusal(f"the symbolic for {op_name} made a {kind} node, which onnxport's Python bridge does not "
+                           "carry — emit ONNX ops, or write this mapping in a C++ op pack")
         for i, out in enumerate(node.outputs()):
             scratch.refs[out] = ("node", index, i)
     return nodes, _result_refs(scratch, result, op_name)

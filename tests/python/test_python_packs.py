@@ -348,6 +348,23 @@ class PackageSymbolicsTest(unittest.TestCase):
         self.assertTrue(ok, log)
 
 
+    def test_what_the_bridge_cannot_carry_is_refused_in_one_line(self):
+        def gelu_as_aten(g, self, approximate="none"):
+            return g.aten_op("gelu", self)
+
+        register_custom_op_symbolic("::gelu", gelu_as_aten, 9)
+        try:
+            out = path("gelu_aten.onnx")
+            with self.assertRaises(onnxport.ExportError) as raised:
+                onnxport.export(GeluModel(), (self.x,), out, opset_version=17)
+        finally:
+            unregister_custom_op_symbolic("::gelu", 9)
+        message = str(raised.exception)
+        self.assertIn("the symbolic for aten::gelu made a aten::ATen node, which onnxport's Python bridge does not "
+                      "carry", message)
+        self.assertEqual(len(message.splitlines()), 1)
+        self.assertFalse(os.path.exists(out))
+
     def test_autograd_functions_convert_as_in_torch_onnx(self):
         class ClipBelow(torch.autograd.Function):
             @staticmethod
