@@ -52,6 +52,42 @@ register_custom_op_symbolic("::gelu", gelu, 9)
 register_custom_op_symbolic("::triu", triu, 1)  # shadowed from opset 14 by torch.onnx's own triu
 """
 
+# Symbolics of the kind ONNX Runtime ships for its contrib ops, registered at opset 1 as such files
+# do: torch.onnx's dispatch then uses each only below the first opset of its own built-in.
+CONTRIB_OPSET1_PACK = """\
+import torch
+from torch.onnx import register_custom_op_symbolic, symbolic_helper, symbolic_opset9
+
+
+def grid_sampler(g, input, grid, mode, padding_mode, align_corners):
+    mode = ["bilinear", "nearest", "bicubic"][symbolic_helper._maybe_get_const(mode, "i")]
+    padding = ["zeros", "border", "reflection"][symbolic_helper._maybe_get_const(padding_mode, "i")]
+    align = int(symbolic_helper._maybe_get_const(align_corners, "b"))
+    return g.op("com.microsoft::GridSample", input, grid, mode_s=mode, padding_mode_s=padding, align_corners_i=align)
+
+
+def linalg_inv(g, self):
+    return g.op("com.microsoft::Inverse", self).setType(self.type())
+
+
+def gelu(g, self, approximate="none"):
+    if symbolic_helper._maybe_get_const(approximate, "s") == "none":
+        return g.op("com.microsoft::Gelu", self).setType(self.type())
+    return symbolic_opset9.gelu(g, self, approximate)
+
+
+def triu(g, self, diagonal, out=None):
+    return g.op("com.microsoft::Trilu", self, diagonal, upper_i=1).setType(self.type())
+
+
+def tril(g, self, diagonal, out=None):
+    return g.op("com.microsoft::Trilu", self, diagonal, upper_i=0).setType(self.type())
+
+
+for function in (grid_sampler, linalg_inv, gelu, triu, tril):
+    register_custom_op_symbolic("::" + function.__name__, function, 1)
+"""
+
 # The TORCH_LIBRARY op of tests/python/test_ops: two outputs, an int read with parse_args, a size
 # read from the input's type.
 TEST_OPS_PACK = """\
@@ -91,6 +127,16 @@ import a_module_nobody_has
 class GeluModel(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.gelu(x) * 2
+
+
+class ContribModel(torch.nn.Module):
+    """grid_sample, inverse, triu, tril and gelu: the ops of the contrib pack."""
+
+    def forward(self, image, grid, square):
+        sampled = torch.nn.functional.grid_sample(image, grid, mode="bilinear", padding_mode="border",
+                                                  align_corners=False)
+        inverse = torch.inverse(square)
+        return sampled, inverse, torch.triu(square, 1) + torch.tril(square, -1), torch.nn.functional.gelu(square)
 
 
 class HalvesModel(torch.nn.Module):
@@ -161,6 +207,44 @@ class CliPythonPackTest(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("onnxport_test::gelu_halves", r.stderr)
         self.assertFalse(os.path.exists(path("halves_11.onnx")))
+
+    def test_a_contrib_pack_registered_at_opset_1_dispatches_as_torch_onnx_and_matches_pytorch(self):
+        torch.manual_seed(2)
+        inputs = (torch.randn(1, 2, 5, 6), torch.rand(1, 4, 3, 2) * 2 - 1, torch.randn(4, 4) + 4 * torch.eye(4))
+        model = torch.jit.trace(ContribModel(), inputs)
+        model.save(path("contrib.pt"))
+        save_manifest("contrib", inputs, [t.contiguous() for t in model(*inputs)])  # inverse is column-major
+        for k, t in enumerate(inputs):
+            np.save(path(f"contrib.in{k}.npy"), t.numpy())
+        pack_dir = path("contrib_opset1")
+        pack = write_pack(pack_dir, "ort_contrib.py", CONTRIB_OPSET1_PACK)
+        # torch.onnx with the same registrations in this process: which ops become contrib ops
+        names = ["::grid_sampler", "::linalg_inv", "::gelu", "::triu", "::tril"]
+        exec(compile(CONTRIB_OPSET1_PACK, pack, "exec"), {})
+        expected = {}
+        try:
+            for opset in (11, 13, 17):
+                theirs = path(f"contrib_{opset}.torch.onnx")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.onnx.export(model, inputs, theirs, opset_version=opset, custom_opsets={"com.microsoft": 1})
+                expected[opset] = sorted(op for domain, op in nodes(theirs) if domain == "com.microsoft")
+        finally:
+            for name in names:
+                unregister_custom_op_symbolic(name, 1)
+        # opset 17: torch.onnx's own gelu (9), triu/tril (14) and grid_sampler (16) shadow the pack
+        self.assertEqual(expected[17], ["Inverse"])
+        self.assertEqual(expected[13], ["GridSample", "Inverse", "Trilu", "Trilu"])
+        for opset in (11, 13, 17):
+            out = path(f"contrib_{opset}.onnx")
+            r = cli("export", path("contrib.pt"), "-o", out, "--plugin-dir", pack_dir, "--opset", str(opset),
+                    "--custom-opset", "com.microsoft=1",
+                    *[a for k in range(3) for a in ("--input", f"{'image grid square'.split()[k]}=" + path(f"contrib.in{k}.npy"))])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            mine = sorted(op for domain, op in nodes(out) if domain == "com.microsoft")
+            self.assertEqual(mine, expected[opset], opset)
+            ok, log = ort_matches(out, path("contrib.json"))
+            self.assertTrue(ok, f"opset {opset}: {log}")
 
     def test_ops_and_plugins_list_python_packs_and_which_mapping_wins(self):
         r = cli("plugins", "--plugin-dir", self.packs)
