@@ -3,7 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <cstring>
+#include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -69,39 +70,52 @@ py::tuple describe(const Value* v) {
   return py::make_tuple(v->is_sequence() ? "sequence" : "tensor", static_cast<int>(v->dtype()), dims_of(v->type()));
 }
 
-AttrValue attribute_value(const std::string& name, const py::handle& value) {
-  if (py::isinstance<py::tuple>(value)) return tensor_from(value);
-  if (py::isinstance<py::bool_>(value)) return AttrValue(value.cast<bool>());
-  if (py::isinstance<py::int_>(value)) return AttrValue(value.cast<int64_t>());
-  if (py::isinstance<py::float_>(value)) return AttrValue(value.cast<double>());
-  if (py::isinstance<py::str>(value)) return AttrValue(value.cast<std::string>());
-  auto items = value.cast<py::list>();
-  const char suffix = name.back();
-  if (suffix == 't') {
-    std::vector<Tensor> tensors;
-    for (auto item : items) tensors.push_back(tensor_from(item));
-    return AttrValue(std::move(tensors));
+TensorType type_from(const py::handle& description) {  // (dtype, dims or None, is a sequence)
+  auto d = description.cast<py::tuple>();
+  TensorType t;
+  t.dtype = static_cast<DType>(d[0].cast<int>());
+  if (!d[1].is_none()) {
+    t.shape.emplace();
+    for (int64_t dim : d[1].cast<std::vector<int64_t>>()) t.shape->push_back(dim >= 0 ? Dim::fixed(dim) : Dim::unknown());
   }
-  if (suffix == 's') return AttrValue(items.cast<std::vector<std::string>>());
-  if (suffix == 'f') return AttrValue(items.cast<std::vector<double>>());
-  return AttrValue(items.cast<std::vector<int64_t>>());
+  return t;
 }
 
-// Replays what run_symbolic described into the SDK graph.
+// Replays what run_symbolic described into the SDK graph: nodes by their index, the inputs of
+// sub-blocks by (block, position).
 class Replay {
  public:
-  Replay(Graph& g, const Args& args) : g_(g), args_(args) {}
+  explicit Replay(const Args& args) : args_(args) {}
 
-  void node(const py::tuple& n) {
+  void nodes(Graph& g, const py::list& described) {
+    for (auto n : described) node(g, n.cast<py::tuple>());
+  }
+
+  Value* resolve(Graph& g, const py::handle& ref) {
+    if (ref.is_none()) return nullptr;
+    auto r = ref.cast<py::tuple>();
+    const std::string kind = r[0].cast<std::string>();
+    if (kind == "node") return produced_.at(r[1].cast<size_t>()).at(r[2].cast<size_t>());
+    if (kind == "block_input") return block_inputs_.at({r[1].cast<size_t>(), r[2].cast<size_t>()});
+    if (kind == "tensor") return g.constant(tensor_from(r));
+    if (kind == "none") return g.none();
+    Value* v = args_.at(r[1].cast<size_t>());  // ("arg", i, element, element...)
+    for (size_t i = 2; i < r.size(); ++i) v = v->elements().at(r[i].cast<size_t>());
+    return v;
+  }
+
+ private:
+  void node(Graph& g, const py::tuple& n) {
     const std::string op = n[0].cast<std::string>();
+    const size_t index = n[4].cast<size_t>();
     std::vector<Value*> inputs;
-    for (auto ref : n[1].cast<py::list>()) inputs.push_back(resolve(ref));
+    for (auto ref : n[1].cast<py::list>()) inputs.push_back(resolve(g, ref));
     if (op == "list") {
-      produced_.push_back({g_.list(inputs)});
+      produced_[index] = {g.list(inputs)};
       return;
     }
     if (op == "none") {
-      produced_.push_back({g_.none()});
+      produced_[index] = {g.none()};
       return;
     }
     Attrs attrs;
@@ -111,28 +125,55 @@ class Replay {
       attrs.emplace_back(name, attribute_value(name, pair[1]));
     }
     if (op == "Constant" && inputs.empty() && attrs.size() == 1 && attrs[0].name == "value_t") {
-      produced_.push_back({g_.constant(attrs[0].value.as_tensor())});
+      produced_[index] = {g.constant(attrs[0].value.as_tensor())};
       return;
     }
-    produced_.push_back(g_.op(op, inputs, attrs, n[3].cast<int>()));
+    produced_[index] = g.op(op, inputs, attrs, n[3].cast<int>());
   }
 
-  Value* resolve(const py::handle& ref) {
-    if (ref.is_none()) return nullptr;
-    auto r = ref.cast<py::tuple>();
-    const std::string kind = r[0].cast<std::string>();
-    if (kind == "node") return produced_.at(r[1].cast<size_t>()).at(r[2].cast<size_t>());
-    if (kind == "tensor") return g_.constant(tensor_from(r));
-    if (kind == "none") return g_.none();
-    Value* v = args_.at(r[1].cast<size_t>());  // ("arg", i, element, element...)
-    for (size_t i = 2; i < r.size(); ++i) v = v->elements().at(r[i].cast<size_t>());
-    return v;
+  AttrValue attribute_value(const std::string& name, const py::handle& value) {
+    if (py::isinstance<py::tuple>(value)) {
+      auto t = value.cast<py::tuple>();
+      return t[0].cast<std::string>() == "graph" ? AttrValue(subgraph(t)) : AttrValue(tensor_from(t));
+    }
+    if (py::isinstance<py::bool_>(value)) return AttrValue(value.cast<bool>());
+    if (py::isinstance<py::int_>(value)) return AttrValue(value.cast<int64_t>());
+    if (py::isinstance<py::float_>(value)) return AttrValue(value.cast<double>());
+    if (py::isinstance<py::str>(value)) return AttrValue(value.cast<std::string>());
+    auto items = value.cast<py::list>();
+    const char suffix = name.back();
+    if (suffix == 't') {
+      std::vector<Tensor> tensors;
+      for (auto item : items) tensors.push_back(tensor_from(item));
+      return AttrValue(std::move(tensors));
+    }
+    if (suffix == 's') return AttrValue(items.cast<std::vector<std::string>>());
+    if (suffix == 'f') return AttrValue(items.cast<std::vector<double>>());
+    return AttrValue(items.cast<std::vector<int64_t>>());
   }
 
- private:
-  Graph& g_;
+  // ("graph", id, input types, nodes, output references): built when the host builds the
+  // sub-graph, during the g.op of its node. The lambda holds no reference (it may be destroyed
+  // without the GIL): run_symbolic's answer keeps the description alive while it replays.
+  Subgraph subgraph(const py::tuple& description) {
+    Subgraph sg;
+    for (auto t : description[2].cast<py::list>())
+      sg.inputs.push_back({type_from(t), t.cast<py::tuple>()[2].cast<bool>()});
+    sg.build = [this, handle = py::handle(description)](Graph& g, const std::vector<Value*>& inputs) {
+      const auto block = py::reinterpret_borrow<py::tuple>(handle);
+      const size_t id = block[1].cast<size_t>();
+      for (size_t i = 0; i < inputs.size(); ++i) block_inputs_[{id, i}] = inputs[i];
+      nodes(g, block[3].cast<py::list>());
+      std::vector<Value*> outputs;
+      for (auto ref : block[4].cast<py::list>()) outputs.push_back(resolve(g, ref));
+      return outputs;
+    };
+    return sg;
+  }
+
   const Args& args_;
-  std::vector<std::vector<Value*>> produced_;
+  std::map<size_t, std::vector<Value*>> produced_;
+  std::map<std::pair<size_t, size_t>, Value*> block_inputs_;
 };
 
 }  // namespace
@@ -156,8 +197,8 @@ Symbolic python_symbolic(int key, const std::string& file) {
       throw ExportError("Python symbolic failed: " + answer[1].cast<std::string>(),
                         ErrorContext::with_hint("fix the symbolic in " + (file.empty() ? "the calling process" : file) +
                                                 ", or remove its registration"));
-    Replay replay(g, args);
-    for (auto n : answer[1].cast<py::list>()) replay.node(n.cast<py::tuple>());
+    Replay replay(args);
+    replay.nodes(g, answer[1].cast<py::list>());
     const py::object result = answer[2];
     if (result.is_none())
       throw ExportError("the Python symbolic for " + node.kind + " returned None (torch.onnx then keeps the torch "
@@ -165,9 +206,9 @@ Symbolic python_symbolic(int key, const std::string& file) {
                         ErrorContext::with_hint("return the ONNX value(s) the symbolic made"));
     std::vector<Value*> outputs;
     if (py::isinstance<py::list>(result)) {
-      for (auto r : result.cast<py::list>()) outputs.push_back(replay.resolve(r));
+      for (auto r : result.cast<py::list>()) outputs.push_back(replay.resolve(g, r));
     } else {
-      outputs.push_back(replay.resolve(result));
+      outputs.push_back(replay.resolve(g, result));
     }
     return outputs;
   };

@@ -283,21 +283,36 @@ def _retyped_constant(value, dtype):
     return ("tensor",) + _tensor_data(t.to(dtype))
 
 
+# The ONNX graph attributes the blocks of a control-flow node become.
+_BLOCK_ATTRIBUTES = {"onnx::If": ("then_branch_g", "else_branch_g"), "onnx::Loop": ("body_g",)}
+
+
 def _describe(scratch, result, op_name):
-    """The symbolic's nodes in order, as (op, inputs, attributes, outputs), and its result."""
+    """The symbolic's nodes in order and its result. A node is (op, inputs, attributes, outputs,
+    index): index numbers every node of the call, inside sub-blocks too, so that a reference
+    ("node", index, output) means one value wherever it is used (ONNX sub-graphs may read values
+    of the graphs around them)."""
+    counter = [0]
+    nodes = _describe_nodes(scratch, scratch.graph.nodes(), op_name, counter)
+    return nodes, _result_refs(scratch, result, op_name)
+
+
+def _describe_nodes(scratch, block_nodes, op_name, counter):
     nodes = []
-    for node in scratch.graph.nodes():
+    for node in block_nodes:
         if node in scratch.made:
             continue
-        if list(node.blocks()):
-            raise _Refusal(f"the symbolic for {op_name} built {node.kind()} with sub-blocks, which onnxport's Python "
-                           "bridge does not carry yet — write this mapping in a C++ op pack")
         kind = node.kind()
-        index = len(nodes)
+        index = counter[0]
+        counter[0] += 1
+        blocks = list(node.blocks())
+        if blocks and len(blocks) != len(_BLOCK_ATTRIBUTES.get(kind, ())):
+            raise _Refusal(f"the symbolic for {op_name} built {kind} with {len(blocks)} sub-block(s), which onnxport's "
+                           "Python bridge carries only for If (2) and Loop (1) — write this mapping in a C++ op pack")
         if kind == "prim::ListConstruct":
-            nodes.append(("list", [scratch.refs.get(v) for v in node.inputs()], [], 1))
+            nodes.append(("list", [scratch.refs.get(v) for v in node.inputs()], [], 1, index))
         elif kind == "prim::Constant" and node.mustBeNone():
-            nodes.append(("none", [], [], 1))
+            nodes.append(("none", [], [], 1, index))
         elif kind.startswith("onnx::") or not kind.startswith(("prim::", "aten::")):
             op = kind[len("onnx::"):] if kind.startswith("onnx::") else kind
             inputs = list(node.inputs())
@@ -309,13 +324,47 @@ def _describe(scratch, result, op_name):
                            if op in _SCALAR_TYPE_OPS and tensor_types and _is_plain_number(v) else None)
                 refs.append(retyped if retyped else scratch.refs.get(v))
             attributes = [_attribute(node, name) for name in sorted(node.attributeNames())]
-            nodes.append((op, refs, attributes, node.outputsSize()))
+            for name, block in zip(_BLOCK_ATTRIBUTES.get(kind, ()), blocks):
+                attributes.append((name, _describe_block(scratch, node, block, op_name, counter)))
+            nodes.append((op, refs, attributes, node.outputsSize(), index))
         else:
             raise _Refusal(f"the symbolic for {op_name} made a {kind} node, which onnxport's Python bridge does not "
                            "carry — emit ONNX ops, or write this mapping in a C++ op pack")
         for i, out in enumerate(node.outputs()):
             scratch.refs[out] = ("node", index, i)
-    return nodes, _result_refs(scratch, result, op_name)
+    return nodes
+
+
+def _describe_block(scratch, node, block, op_name, counter):
+    """("graph", id, input types, nodes, output references) of one sub-block. A Loop body's inputs
+    are the iteration number, the condition and the carried values, typed like the Loop's own
+    inputs when the symbolic left them untyped."""
+    block_id = counter[0]
+    counter[0] += 1
+    node_inputs = list(node.inputs())
+    input_types = []
+    for i, value in enumerate(block.inputs()):
+        scratch.refs[value] = ("block_input", block_id, i)
+        described = _type_of(value)
+        if described[0] == 0 and node.kind() == "onnx::Loop":
+            described = ((7, [], False) if i == 0 else (9, [], False) if i == 1 else
+                         _type_of(node_inputs[i]) if i < len(node_inputs) else described)
+        input_types.append(described)
+    nodes = _describe_nodes(scratch, block.nodes(), op_name, counter)
+    return ("graph", block_id, input_types, nodes, [scratch.refs.get(v) for v in block.outputs()])
+
+
+def _type_of(value):
+    """(onnx dtype or 0, dims or None, is a sequence) of a scratch value's type."""
+    t = value.type()
+    sequence = isinstance(t, _C.ListType)
+    if sequence:
+        t = t.getElementType()
+    if not isinstance(t, _C.TensorType) or t.dtype() is None:
+        return (0, None, sequence)
+    sizes = t.varyingSizes()
+    dims = None if sizes is None else [d if d is not None else -1 for d in sizes]
+    return (_ONNX_DTYPES.get(t.dtype(), 0), dims, sequence)
 
 
 def _is_plain_number(value):

@@ -432,6 +432,52 @@ class PackageSymbolicsTest(unittest.TestCase):
         self.assertTrue(ok, log)
 
 
+    def test_symbolics_that_build_if_and_loop_blocks(self):
+        from torch.onnx import utils
+        from torch.onnx._internal import jit_utils
+
+        def relu_by_sign(g, x):
+            # If(all(x >= 0)) then x else Relu(x): a block per branch, the second reading x
+            positive = g.op("Cast", g.op("ReduceMin", g.op("Cast", g.op("GreaterOrEqual", x, g.op(
+                "Constant", value_t=torch.tensor(0.0))), to_i=1), keepdims_i=0), to_i=9)
+            out, (then_context, else_context), _ = jit_utils.add_op_with_blocks(g, "If", positive, n_blocks=2)
+            utils._add_output_to_block(then_context.block, then_context.op("Identity", x))
+            utils._add_output_to_block(else_context.block, else_context.op("Relu", x))
+            return out
+
+        def cumsum_by_loop(g, x, dim, dtype=None):
+            # rows summed one by one in a Loop over dim 0, carrying the running sum
+            rows = g.op("Gather", g.op("Shape", x), g.op("Constant", value_t=torch.tensor(0)), axis_i=0)
+            start = g.op("ReduceSum", g.op("Mul", x, g.op("Constant", value_t=torch.tensor(0.0))),
+                         g.op("Constant", value_t=torch.tensor([0])), keepdims_i=0)
+            true = g.op("Constant", value_t=torch.tensor(True))
+            loop, (body,), _ = jit_utils.add_op_with_blocks(g, "Loop", rows, true, start, outputs=2, n_blocks=1)
+            step = utils._add_input_to_block(body.block)
+            utils._add_input_to_block(body.block)
+            carried = utils._add_input_to_block(body.block)
+            total = body.op("Add", carried, body.op("Gather", x, step, axis_i=0))
+            utils._add_output_to_block(body.block, body.op("Identity", true))
+            utils._add_output_to_block(body.block, total)
+            utils._add_output_to_block(body.block, total)
+            return loop[1]
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return torch.relu(x), torch.cumsum(x, 0)
+
+        register_custom_op_symbolic("::relu", relu_by_sign, 13)
+        register_custom_op_symbolic("::cumsum", cumsum_by_loop, 13)
+        try:
+            mine = path("blocks.onnx")
+            onnxport.export(Model(), (self.x,), mine, opset_version=13)
+        finally:
+            unregister_custom_op_symbolic("::relu", 13)
+            unregister_custom_op_symbolic("::cumsum", 13)
+        self.assertEqual(sorted(op for _, op in nodes(mine) if op in ("If", "Loop")), ["If", "Loop"])
+        save_manifest("blocks", [self.x], [torch.relu(self.x), torch.cumsum(self.x, 0)])
+        ok, log = ort_matches(mine, path("blocks.json"))
+        self.assertTrue(ok, log)
+
     def test_what_the_bridge_cannot_carry_is_refused_in_one_line(self):
         def gelu_as_aten(g, self, approximate="none"):
             return g.aten_op("gelu", self)
