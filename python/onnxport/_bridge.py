@@ -112,24 +112,17 @@ def register_python_ops(module, opset):
     group = registration.registry.get_function_group(PYTHON_OP)
     registered = group is not None and group.get(opset) is not None
 
-    def visit(graph, block):
-        for node in list(block.nodes()):
-            for inner in node.blocks():
-                visit(graph, inner)
-            if node.kind() != PYTHON_OP:
-                continue
-            if not registered and not hasattr(_function_of(node), "symbolic") and "Subgraph" in node.attributeNames():
-                _inline(graph, node, node.g("Subgraph"))
-            else:
-                node.i_(PYTHON_OP_ATTRIBUTE, len(_python_ops))
-                _python_ops[len(_python_ops)] = node
-
     for submodule in module.modules():
         try:
             graph = submodule.graph
         except (AttributeError, RuntimeError):  # a submodule without a compiled forward
             continue
-        visit(graph, graph.block())
+        for node in graph.findAllNodes(PYTHON_OP):  # in nested blocks too
+            if not registered and not hasattr(_function_of(node), "symbolic") and "Subgraph" in node.attributeNames():
+                _inline(graph, node, node.g("Subgraph"))
+            else:
+                node.i_(PYTHON_OP_ATTRIBUTE, len(_python_ops))
+                _python_ops[len(_python_ops)] = node
     return len(_python_ops)
 
 
