@@ -112,17 +112,22 @@ def register_python_ops(module, opset):
     group = registration.registry.get_function_group(PYTHON_OP)
     registered = group is not None and group.get(opset) is not None
 
+    def inlinable(node):
+        return not registered and not hasattr(_function_of(node), "symbolic") and node.hasAttribute("Subgraph")
+
     for submodule in module.modules():
         try:
             graph = submodule.graph
         except (AttributeError, RuntimeError):  # a submodule without a compiled forward
             continue
-        for node in graph.findAllNodes(PYTHON_OP):  # in nested blocks too
-            if not registered and not hasattr(_function_of(node), "symbolic") and "Subgraph" in node.attributeNames():
-                _inline(graph, node, node.g("Subgraph"))
-            else:
-                node.i_(PYTHON_OP_ATTRIBUTE, len(_python_ops))
-                _python_ops[len(_python_ops)] = node
+        # a Function's recorded operations may call another Function: inline until none is left
+        while any(inlinable(node) for node in graph.findAllNodes(PYTHON_OP)):
+            for node in graph.findAllNodes(PYTHON_OP):  # in nested blocks too
+                if inlinable(node):
+                    _inline(graph, node, node.g("Subgraph"))
+        for node in graph.findAllNodes(PYTHON_OP):
+            node.i_(PYTHON_OP_ATTRIBUTE, len(_python_ops))
+            _python_ops[len(_python_ops)] = node
     return len(_python_ops)
 
 
@@ -136,8 +141,14 @@ def _inline(graph, node, body):
         for inner in body.nodes():
             clone = graph.insertNode(graph.createClone(inner, lambda v: values[v]))
             values.update(zip(inner.outputs(), clone.outputs()))
-    for out, result in zip(node.outputs(), body.outputs()):
-        out.replaceAllUsesWith(values[result])
+    results = [values[r] for r in body.outputs()]
+    outputs = list(node.outputs())
+    if len(outputs) == 1 and len(results) > 1:  # a Function returning a tuple: one tuple-typed output
+        with graph.insert_point_guard(node):
+            results = [graph.insertNode(graph.create("prim::TupleConstruct", results, 1)).output()]
+        results[0].setType(outputs[0].type())
+    for out, result in zip(outputs, results):
+        out.replaceAllUsesWith(result)
     node.destroy()
 
 

@@ -524,6 +524,32 @@ class PackageSymbolicsTest(unittest.TestCase):
         ok, log = ort_matches(mine, path("autograd_functions.json"))
         self.assertTrue(ok, log)
 
+    def test_functions_without_symbolic_returning_tuples_and_calling_functions_are_inlined(self):
+        class Inner(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.exp()
+
+        class Pair(torch.autograd.Function):  # two outputs, and another Function inside
+            @staticmethod
+            def forward(ctx, x):
+                return Inner.apply(x) + 1, x.sin()
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                a, b = Pair.apply(x)
+                return a * b
+
+        model = Model()
+        mine, theirs = self.both(model, "nested_functions", 13)
+        self.assertEqual(sorted(op for _, op in nodes(mine)), sorted(op for _, op in nodes(theirs)))
+        save_manifest("nested_functions", [self.x], [model(self.x)])
+        ok, log = ort_matches(mine, path("nested_functions.json"))
+        self.assertTrue(ok, log)
+        mine_again = path("nested_functions_again.onnx")  # the same module once more
+        onnxport.export(model, (self.x,), mine_again, opset_version=13)
+        self.assertEqual(nodes(mine_again), nodes(mine))
+
     def test_a_symbolic_registered_for_python_op_gets_the_function_name_and_context(self):
         class Shrink(torch.autograd.Function):
             @staticmethod
