@@ -96,10 +96,18 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
     exporter = _onnxport.exporter(_dirs(plugin_dirs or ()))
     # torch.autograd.Function calls (prim::PythonOp): their `symbolic` staticmethod, a symbolic
     # registered for prim::PythonOp, or else the operations they ran, as torch.onnx does
-    _onnxport.bridge().register_python_ops(module, opset_version or 17)
-    with _output_path(f) as path:
-        result = json.loads(exporter.export(module._c, _flatten_tuples(positional), path, json.dumps(options),
-                                            os.fspath(report) if report is not None else ""))
+    bridge = _onnxport.bridge()
+    bridge.register_python_ops(module, opset_version or 17,
+                               operator_export_type == torch.onnx.OperatorExportTypes.ONNX_FALLTHROUGH)
+    try:
+        with _output_path(f) as path:
+            result = json.loads(exporter.export(module._c, _flatten_tuples(positional), path, json.dumps(options),
+                                                os.fspath(report) if report is not None else ""))
+    except ExportError as e:
+        raised = bridge.take_symbolic_exception()
+        if raised is None:
+            raise
+        raise _symbolic_error(raised, e) from e
     for warning in result["warnings"]:
         warnings.warn(warning)
     if verbose:
@@ -107,6 +115,18 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
         print(f"onnxport: {graph['nodes']} nodes, {graph['initializers']} initializers, opset {graph['opset']}, "
               f"{result['mode']} mode; passes: {'; '.join(result['passes']) or 'none changed the graph'}")
     return result
+
+
+def _symbolic_error(raised, export_error):
+    """What a symbolic raised, as torch.onnx lets it through (same type and message, for code that
+    catches it), that is also an ExportError carrying onnxport's one line (`onnxport_message`)."""
+    try:
+        error_type = type(f"SymbolicError_{type(raised).__name__}", (ExportError, type(raised)), {})
+        error = error_type(*raised.args)
+    except TypeError:  # an exception type that cannot be combined or rebuilt: itself
+        return raised
+    error.onnxport_message = str(export_error)
+    return error.with_traceback(raised.__traceback__)
 
 
 def _without_repeated_axes(dynamic_axes):

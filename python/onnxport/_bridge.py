@@ -45,6 +45,7 @@ _functions = {}  # key -> the decorated symbolic torch.onnx would call
 _key_of = {}  # the reverse, so that a function re-read before each export keeps its key
 _pack_of_op = {}  # "mylib::op" -> file of the .py pack that registered it (CLI)
 _python_ops = {}  # id -> prim::PythonOp node of the module being exported
+_symbolic_exception = [None]  # what the last failing symbolic raised (the Python package re-raises it)
 
 
 def _custom_registrations():
@@ -102,13 +103,22 @@ def process_symbolics():
     return registered
 
 
-def register_python_ops(module, opset):
+def take_symbolic_exception():
+    """The exception the last failing symbolic raised, once (None if none failed since)."""
+    exception, _symbolic_exception[0] = _symbolic_exception[0], None
+    return exception
+
+
+def register_python_ops(module, opset, keep=False):
     """Prepares the module's prim::PythonOp nodes (torch.autograd.Function calls) as torch.onnx
-    does at `opset`: a Function without a `symbolic`, when no symbolic is registered for
+    does at `opset` (keep: for ONNX_FALLTHROUGH, leave them all as they are): a Function without a `symbolic`, when no symbolic is registered for
     prim::PythonOp, is replaced by the operations its forward ran (recorded by the tracer); every
     other one is marked with its id, so that the node the exporter converts (a frozen copy) leads
     back to the Function and its non-tensor arguments."""
     _python_ops.clear()
+    _symbolic_exception[0] = None
+    if keep:  # operator_export_type ONNX_FALLTHROUGH: torch.onnx keeps the nodes as they are
+        return 0
     group = registration.registry.get_function_group(PYTHON_OP)
     registered = group is not None and group.get(opset) is not None
 
@@ -424,4 +434,5 @@ def run_symbolic(key, opset, op_name, arguments, output_types, attributes):
         nodes, refs = _describe(scratch, result, op_name)
         return "ok", nodes, refs
     except Exception as e:
+        _symbolic_exception[0] = e
         return "error", _one_line(e, _pack_of_op.get(op_name)), None

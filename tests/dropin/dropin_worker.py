@@ -20,6 +20,7 @@ as fixed_batch_size are dropped). Hooks also note the stage (export, ort-load, o
 an exception escaped from.
 """
 import argparse
+import contextlib
 import functools
 import glob
 import importlib
@@ -91,10 +92,12 @@ def install_hooks(exporter):
     verification._compare_ort_pytorch_outputs = staged("compare", verification._compare_ort_pytorch_outputs)
 
 
-def import_tests(tests_dir):
+def import_tests(tests_dir, name=TEST_MODULE):
     sys.argv = sys.argv[:1]  # common_utils parses the command line at import
-    sys.path[:0] = [tests_dir, os.path.join(HERE, "shim")]  # shim: onnxruntime, expecttest, parameterized
-    return importlib.import_module(TEST_MODULE)
+    for path in reversed([tests_dir, os.path.join(HERE, "shim")]):  # shim: onnxruntime, expecttest, parameterized
+        if path not in sys.path:
+            sys.path.insert(0, path)
+    return importlib.import_module(name)
 
 
 def one_line(e):
@@ -113,6 +116,7 @@ def run_case(module, cls_name, method):
             getattr(test, method)()
         finally:
             test.tearDown()
+            test.doCleanups()  # what the test registered with addCleanup (unregistering a symbolic)
             # A test that sets the default dtype restores it only when it passes: not for the next case.
             torch.set_default_dtype(default_dtype)
     except unittest.SkipTest as e:
@@ -131,6 +135,13 @@ def run_case(module, cls_name, method):
     return "pass", "", ""
 
 
+def take_stdout():
+    """Replies go to the stdout the worker was started with; what the tests print, to stderr."""
+    global replies
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tests", required=True)
@@ -139,9 +150,7 @@ def main():
     parser.add_argument("--run", metavar="CASES.json")
     args = parser.parse_args()
 
-    global replies
-    replies = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)  # what the tests print goes to stderr
+    take_stdout()
     install_hooks(args.exporter)
     module = import_tests(os.path.abspath(args.tests))
     if args.list:
@@ -156,7 +165,8 @@ def main():
         status, stage, reason = run_case(module, case["class"], case["method"])
         send(result={"status": status, "stage": stage, "reason": reason, "seconds": round(time.monotonic() - start, 2)})
         for name in glob.glob("*.onnx"):  # a test may export to a file of its own
-            os.remove(name)
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(name)
 
 
 if __name__ == "__main__":

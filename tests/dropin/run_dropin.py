@@ -26,6 +26,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+WORKER = os.path.join(HERE, "dropin_worker.py")  # run_symbolic_tests.py sets args.worker to its own
 STAGES = ("export", "ort-load", "ort-run", "compare")
 STARTUP_TIMEOUT = 300  # seconds a worker may take to import torch and the tests, or between cases
 progress_lock = threading.Lock()
@@ -71,7 +72,7 @@ class Worker:
 
     def __init__(self, args, env, log, work, *worker_args):
         os.makedirs(work, exist_ok=True)
-        command = [sys.executable, os.path.join(HERE, "dropin_worker.py"), "--tests", os.path.abspath(args.tests),
+        command = [sys.executable, getattr(args, "worker", WORKER), "--tests", os.path.abspath(args.tests),
                    "--exporter", args.exporter, *worker_args]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, env=dict(env, DROPIN_WORK=work),
                                         cwd=work, text=True)
@@ -189,18 +190,39 @@ def check_expectations(records, expected_failures):
     return problems
 
 
+def worker_env(args, work):
+    """The workers' environment: the onnxport package, node for the ONNX Runtime shim, one thread."""
+    return dict(os.environ, DROPIN_WORK=os.path.abspath(work), DROPIN_NODE=args.node, DROPIN_ORT_THREADS="1",
+                OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(filter(None, [os.path.abspath(args.onnxport_python),
+                                                                              os.environ.get("PYTHONPATH")])))
+
+
+def check_onnxruntime(args):
+    if subprocess.run([args.node, os.path.join(HERE, "ort_server.js")], stdin=subprocess.DEVNULL).returncode:
+        raise HarnessError(f"onnxruntime-node does not load with {args.node} (npm ci in {REPO}?)")
+
+
+def run_cases(args, env, log, cases):
+    """The records of `cases`, in their order, run by --jobs workers."""
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        shards = [pool.submit(run_shard, args, env, log, cases[j::args.jobs], f"shard{j}", results)
+                  for j in range(args.jobs)]
+        for shard in shards:
+            shard.result()  # raises the shard's HarnessError
+    order = {c["id"]: i for i, c in enumerate(cases)}
+    return sorted(results, key=lambda r: order[r["id"]])
+
+
 def main():
     args = parse_args()
     work = args.work or tempfile.mkdtemp(prefix="dropin-")
     os.makedirs(work, exist_ok=True)
-    env = dict(os.environ, DROPIN_WORK=os.path.abspath(work), DROPIN_NODE=args.node, DROPIN_ORT_THREADS="1",
-               OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(filter(None, [os.path.abspath(args.onnxport_python),
-                                                                             os.environ.get("PYTHONPATH")])))
+    env = worker_env(args, work)
     if not os.path.isfile(os.path.join(args.tests, "test_pytorch_onnx_onnxruntime.py")):
         raise HarnessError(f"no test_pytorch_onnx_onnxruntime.py in {args.tests} (fetch_pytorch_tests.sh CACHE_DIR "
                            "puts it in CACHE_DIR/test/onnx)")
-    if subprocess.run([args.node, os.path.join(HERE, "ort_server.js")], stdin=subprocess.DEVNULL).returncode:
-        raise HarnessError(f"onnxruntime-node does not load with {args.node} (npm ci in {REPO}?)")
+    check_onnxruntime(args)
     with open(os.path.join(work, f"worker-{args.exporter}.log"), "w") as log:
         cases = list_cases(args, env, log)
         if args.only:
@@ -209,14 +231,7 @@ def main():
             chosen = set(random.Random(args.seed).sample(range(len(cases)), args.sample))
             cases = [c for i, c in enumerate(cases) if i in chosen]
         print(f"run_dropin: {len(cases)} cases with {args.exporter}, work dir {work}", flush=True)
-        results = []
-        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            shards = [pool.submit(run_shard, args, env, log, cases[j::args.jobs], f"shard{j}", results)
-                      for j in range(args.jobs)]
-            for shard in shards:
-                shard.result()  # raises the shard's HarnessError
-    order = {c["id"]: i for i, c in enumerate(cases)}
-    records = sorted(results, key=lambda r: order[r["id"]])
+        records = run_cases(args, env, log, cases)
     if args.results:
         with open(args.results, "w") as f:
             json.dump(records, f, indent=1)
@@ -228,12 +243,17 @@ def main():
           + (f", {count['beyond']} exported where the test asserts torch.onnx refuses" if count["beyond"] else ""))
     if args.write_expect:
         write_expectations(args.write_expect, records, args)
-    if args.expect:
-        problems = check_expectations(records, read_expectations(args.expect))
-        for line in problems:
-            print(line)
-        return 1 if problems else 0
-    return 0
+    return exit_status(records, args.expect)
+
+
+def exit_status(records, expect_file):
+    """1 (printing why) when the records differ from the expectation file's failures, else 0."""
+    if not expect_file:
+        return 0
+    problems = check_expectations(records, read_expectations(expect_file))
+    for line in problems:
+        print(line)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -161,7 +161,9 @@ torch::jit::RegisterOperators register_record_type({torch::jit::Operator(
     c10::AliasAnalysisKind::CONSERVATIVE)});
 
 // The last line of an interpreter error: the reason, without TorchScript's traceback.
-std::string reason_of(const std::string& what) {
+std::string reason_of(const std::string& full) {
+  // A c10::Error raised inside an op carries the C++ backtrace after its message.
+  const std::string what = full.substr(0, full.find("\nException raised from"));
   std::string last;
   size_t start = 0;
   while (start <= what.size()) {

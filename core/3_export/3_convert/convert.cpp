@@ -86,8 +86,10 @@ TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
     view.output_types.push_back(tensor_type_of(out, static_dims));
     view.output_is_scalar.push_back(is_number_type(out->type()));
   }
-  for (const auto& name : n->attributeNames())
+  for (const auto& name : n->attributeNames()) {
     if (n->kindOf(name) == torch::jit::AttributeKind::i) view.int_attributes[name.toUnqualString()] = n->i(name);
+    if (n->kindOf(name) == torch::jit::AttributeKind::s) view.string_attributes[name.toUnqualString()] = n->s(name);
+  }
   view.module_path = module_path_of(n);
   view.source_location = source_of(n);
   return view;

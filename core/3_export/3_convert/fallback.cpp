@@ -52,6 +52,9 @@ std::vector<Value*> emit_fallback(Graph& g, const TorchNode& node, const Args& a
   if (aten_node) {
     attrs.emplace_back("operator_s", op);
     attrs.emplace_back("overload_name_s", overload_name);
+  } else {  // kept as it is, with the node's own attributes (a prim::PythonOp's inplace and module)
+    for (const auto& [name, value] : node.int_attributes) attrs.emplace_back(name + "_i", value);
+    for (const auto& [name, value] : node.string_attributes) attrs.emplace_back(name + "_s", value);
   }
   std::vector<Value*> inputs;
   for (size_t i = 0; i < args.size(); ++i) {

@@ -25,6 +25,9 @@ struct TorchNode {
   std::vector<size_t> updated_inputs;
   // Integer attributes of nodes that carry them (prim::ConstantChunk's chunks and dim).
   std::map<std::string, int64_t> int_attributes;
+  // String attributes (prim::PythonOp's module). Last, so that packs built before it keep reading
+  // the fields above.
+  std::map<std::string, std::string> string_attributes;
 
   size_t num_outputs() const { return output_types.size(); }
   // The index of the schema argument called `name`, when the schema names it.
