@@ -108,6 +108,8 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
         if raised is None:
             raise
         raise _symbolic_error(raised, e) from e
+    finally:
+        bridge.forget_python_ops()
     for warning in result["warnings"]:
         warnings.warn(warning)
     if verbose:

@@ -109,6 +109,11 @@ def take_symbolic_exception():
     return exception
 
 
+def forget_python_ops():
+    """After an export: the nodes of its module are not converted again."""
+    _python_ops.clear()
+
+
 def register_python_ops(module, opset, keep=False):
     """Prepares the module's prim::PythonOp nodes (torch.autograd.Function calls) as torch.onnx
     does at `opset` (keep: for ONNX_FALLTHROUGH, leave them all as they are): a Function without a `symbolic`, when no symbolic is registered for

@@ -550,6 +550,25 @@ class PackageSymbolicsTest(unittest.TestCase):
         onnxport.export(model, (self.x,), mine_again, opset_version=13)
         self.assertEqual(nodes(mine_again), nodes(mine))
 
+    def test_the_cpp_api_given_a_function_call_says_where_it_converts(self):
+        class Twice(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                return Twice.apply(x)
+
+        traced = torch.jit.trace(Model(), (self.x,))  # handed to the exporter without the package's preparation
+        from onnxport import _onnxport
+        out = path("python_op_cpp_api.onnx")
+        with self.assertRaisesRegex(onnxport.ExportError, r"prim::PythonOp x1 in <top> \(a torch.autograd.Function "
+                                                          r"call: a \.pt file cannot hold one; export the module with "
+                                                          r"onnxport.export in Python"):
+            _onnxport.exporter([]).export(traced._c, [self.x], out, "{}", "")
+        self.assertFalse(os.path.exists(out))
+
     def test_a_symbolic_registered_for_python_op_gets_the_function_name_and_context(self):
         class Shrink(torch.autograd.Function):
             @staticmethod

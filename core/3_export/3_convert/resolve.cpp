@@ -53,6 +53,9 @@ void visit_nodes(const torch::jit::Block* block, const std::function<void(const 
       os << " (supported from opset " << *from << ")";
       later_opset = true;
     }
+    if (kind == "prim::PythonOp")
+      os << " (a torch.autograd.Function call: a .pt file cannot hold one; export the module with onnxport.export "
+            "in Python, which converts it with the Function's symbolic)";
   }
   throw UnsupportedOpError(
       os.str(),
