@@ -99,6 +99,11 @@ class Replay {
     if (kind == "block_input") return block_inputs_.at({r[1].cast<size_t>(), r[2].cast<size_t>()});
     if (kind == "tensor") return g.constant(tensor_from(r));
     if (kind == "none") return g.none();
+    if (kind == "list") {  // ("list", [references]): one list value
+      std::vector<Value*> items;
+      for (auto item : r[1].cast<py::list>()) items.push_back(resolve(g, item));
+      return g.list(items);
+    }
     Value* v = args_.at(r[1].cast<size_t>());  // ("arg", i, element, element...)
     for (size_t i = 2; i < r.size(); ++i) v = v->elements().at(r[i].cast<size_t>());
     return v;

@@ -89,6 +89,7 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
                           "— pass the example inputs as `args`")
 
     positional = _positional_args(model, args)
+    owned = not isinstance(model, torch.jit.ScriptModule)  # traced here: its graphs may be rewritten
     module, positional, _ = _script_module(model, positional, training)
     # Not "trace" for a traced module: its scripted islands (torchvision's
     # @_script_if_tracing functions) would be re-traced, and the re-trace bakes in every size.
@@ -98,7 +99,7 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
     # registered for prim::PythonOp, or else the operations they ran, as torch.onnx does
     bridge = _onnxport.bridge()
     bridge.register_python_ops(module, opset_version or 17,
-                               operator_export_type == torch.onnx.OperatorExportTypes.ONNX_FALLTHROUGH)
+                               operator_export_type == torch.onnx.OperatorExportTypes.ONNX_FALLTHROUGH, owned)
     try:
         with _output_path(f) as path:
             result = json.loads(exporter.export(module._c, _flatten_tuples(positional), path, json.dumps(options),

@@ -18,7 +18,7 @@ import traceback
 
 import torch
 from torch import _C
-from torch.onnx import _constants, utils
+from torch.onnx import _constants, symbolic_helper, utils
 from torch.onnx._globals import GLOBALS
 from torch.onnx._internal import jit_utils, registration
 
@@ -35,6 +35,11 @@ MIN_OPSET, MAX_OPSET = 7, 17
 PYTHON_OP = "prim::PythonOp"
 PYTHON_OP_KEY = -1
 PYTHON_OP_ATTRIBUTE = "onnxport_python_op"  # the node's id in _python_ops
+# A Function with a symbolic that returns a tuple is called through this op instead (the
+# interpreter runs a prim::PythonOp with one output only, and tuples are flattened before the run
+# that records types): its tensors as a list in, the results as a list out.
+PYTHON_CALL = "onnxport_python::call"
+PYTHON_CALL_KEY = -2
 
 # The ops whose plain-number operands torch.onnx retypes to the tensors' type after conversion
 # (its scalar type analysis pass): a symbolic may write Mul(x, Constant(0.5 as double)).
@@ -45,6 +50,8 @@ _functions = {}  # key -> the decorated symbolic torch.onnx would call
 _key_of = {}  # the reverse, so that a function re-read before each export keeps its key
 _pack_of_op = {}  # "mylib::op" -> file of the .py pack that registered it (CLI)
 _python_ops = {}  # id -> prim::PythonOp node of the module being exported
+_python_calls = {}  # id -> _Call of a tuple-returning Function rewritten to PYTHON_CALL
+_library = []  # the torch.library.Library defining PYTHON_CALL, once per process
 _symbolic_exception = [None]  # what the last failing symbolic raised (the Python package re-raises it)
 
 
@@ -100,6 +107,8 @@ def process_symbolics():
     registered = _dispatch({name for name, _ in _custom_registrations() if name not in set(_pack_of_op) | {PYTHON_OP}})
     if _python_ops:
         registered.append((PYTHON_OP, 1, PYTHON_OP_KEY, list(range(MIN_OPSET, MAX_OPSET + 1))))
+    if _python_calls:
+        registered.append((PYTHON_CALL, 1, PYTHON_CALL_KEY, list(range(MIN_OPSET, MAX_OPSET + 1))))
     return registered
 
 
@@ -112,9 +121,58 @@ def take_symbolic_exception():
 def forget_python_ops():
     """After an export: the nodes of its module are not converted again."""
     _python_ops.clear()
+    _python_calls.clear()
 
 
-def register_python_ops(module, opset, keep=False):
+class _Call:
+    """What a rewritten Function call needs once its prim::PythonOp is gone."""
+
+    def __init__(self, node):
+        self.function = _function_of(node)
+        self.apply = node.pyobj()
+        self.cconv = node.cconv()
+        self.scalars = list(node.scalar_args())
+        self.name = node.pyname()
+
+    def arguments(self, tensors):
+        tensors, scalars = iter(tensors), iter(self.scalars)
+        return [next(tensors) if kind == "d" else next(scalars) for kind in self.cconv]
+
+
+def _run_call(inputs, call_id):
+    return list(_python_calls[call_id].apply(*_python_calls[call_id].arguments(inputs)))
+
+
+def _define_call_op():
+    if not _library:
+        library = torch.library.Library("onnxport_python", "DEF")
+        library.define("call(Tensor[] inputs, int id) -> Tensor[]")
+        library.impl("call", _run_call, "CPU")
+        _library.append(library)
+
+
+def _rewrite_tuple_call(graph, node):
+    """%t = ^Function(...) -> list op call, ListUnpack, TupleConstruct (which tuple lowering removes)."""
+    _define_call_op()
+    call_id = len(_python_calls)
+    _python_calls[call_id] = _Call(node)
+    out = node.output()
+    elements = out.type().elements()
+    with graph.insert_point_guard(node):
+        tensors = graph.insertNode(graph.create("prim::ListConstruct", list(node.inputs()), 1)).output()
+        tensors.setType(_C.ListType.ofTensors())
+        call = graph.insertNode(graph.create(PYTHON_CALL, [tensors, graph.insertConstant(call_id)], 1))
+        call.output().setType(_C.ListType.ofTensors())
+        unpack = graph.insertNode(graph.create("prim::ListUnpack", [call.output()], len(elements)))
+        for value, element_type in zip(unpack.outputs(), elements):
+            value.setType(element_type)
+        results = graph.insertNode(graph.create("prim::TupleConstruct", list(unpack.outputs()), 1)).output()
+        results.setType(out.type())
+    out.replaceAllUsesWith(results)
+    node.destroy()
+
+
+def register_python_ops(module, opset, keep=False, owned=True):
     """Prepares the module's prim::PythonOp nodes (torch.autograd.Function calls) as torch.onnx
     does at `opset` (keep: for ONNX_FALLTHROUGH, leave them all as they are): a Function without a `symbolic`, when no symbolic is registered for
     prim::PythonOp, is replaced by the operations its forward ran (recorded by the tracer); every
@@ -141,6 +199,9 @@ def register_python_ops(module, opset, keep=False):
                 if inlinable(node):
                     _inline(graph, node, node.g("Subgraph"))
         for node in graph.findAllNodes(PYTHON_OP):
+            if owned and node.outputsSize() == 1 and isinstance(node.output().type(), _C.TupleType):
+                _rewrite_tuple_call(graph, node)  # the module is the package's own trace
+                continue
             node.i_(PYTHON_OP_ATTRIBUTE, len(_python_ops))
             _python_ops[len(_python_ops)] = node
     return len(_python_ops)
@@ -165,6 +226,29 @@ def _inline(graph, node, body):
     for out, result in zip(outputs, results):
         out.replaceAllUsesWith(result)
     node.destroy()
+
+
+class _ListResult:
+    """A symbolic's values given back as one list value (PYTHON_CALL's Tensor[] output)."""
+
+    def __init__(self, values):
+        self.values = list(values)
+
+
+def _python_call(context, inputs):
+    """PYTHON_CALL: the rewritten Function's symbolic on its tensors and numbers; its results as a list."""
+    call = _python_calls[symbolic_helper._get_const(inputs[1], "i", "id")]
+    tensors = list(inputs[0].node().inputs())
+    if hasattr(call.function, "symbolic"):
+        results = call.function.symbolic(context, *call.arguments(tensors))
+    else:
+        group = registration.registry.get_function_group(PYTHON_OP)
+        registered = group.get(context.opset) if group else None
+        if registered is None:
+            raise _Refusal(f"torch.autograd.Function {call.name} has no symbolic staticmethod and no symbolic is "
+                           "registered for prim::PythonOp: add `def symbolic(g, ...)` to the Function, or register one")
+        results = registered(context, *call.arguments(tensors), name=call.name)
+    return _ListResult(results if isinstance(results, (tuple, list)) else [results])
 
 
 def _python_op(context, inputs, attributes):
@@ -394,6 +478,8 @@ def _is_plain_number(value):
 def _result_refs(scratch, result, op_name):
     if result is None:
         return None
+    if isinstance(result, _ListResult):
+        return ("list", [_result_refs(scratch, r, op_name) for r in result.values])
     if isinstance(result, (tuple, list)):
         return [_result_refs(scratch, r, op_name) if r is not None else ("none",) for r in result]
     if isinstance(result, torch.Tensor):
@@ -434,6 +520,8 @@ def run_symbolic(key, opset, op_name, arguments, output_types, attributes):
         with _Globals(opset):
             if key == PYTHON_OP_KEY:
                 result = _python_op(context, inputs, attributes)
+            elif key == PYTHON_CALL_KEY:
+                result = _python_call(context, inputs)
             else:
                 result = _functions[key](context, *inputs)
         nodes, refs = _describe(scratch, result, op_name)

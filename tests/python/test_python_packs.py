@@ -550,6 +550,31 @@ class PackageSymbolicsTest(unittest.TestCase):
         onnxport.export(model, (self.x,), mine_again, opset_version=13)
         self.assertEqual(nodes(mine_again), nodes(mine))
 
+    def test_a_function_with_symbolic_returning_a_tuple(self):
+        class SplitScale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, scale):
+                return x * scale, x + scale
+
+            @staticmethod
+            def symbolic(g, x, scale):
+                factor = g.op("Constant", value_t=torch.tensor(scale, dtype=torch.float32))
+                return g.op("Mul", x, factor), g.op("Add", x, factor)
+
+        class Model(torch.nn.Module):
+            def forward(self, x):
+                scaled, shifted = SplitScale.apply(x, 3.0)
+                return scaled - shifted, shifted
+
+        model = Model()
+        mine, theirs = self.both(model, "tuple_function", 13)
+        computing = [lambda f: sorted(op for _, op in nodes(f) if op != "Constant")][0]
+        self.assertEqual(computing(mine), ["Add", "Mul", "Sub"])
+        self.assertEqual(computing(mine), computing(theirs))
+        save_manifest("tuple_function", [self.x], list(model(self.x)))
+        ok, log = ort_matches(mine, path("tuple_function.json"))
+        self.assertTrue(ok, log)
+
     def test_the_cpp_api_given_a_function_call_says_where_it_converts(self):
         class Twice(torch.autograd.Function):
             @staticmethod
