@@ -55,14 +55,23 @@ _library = []  # the torch.library.Library defining PYTHON_CALL, once per proces
 _symbolic_exception = [None]  # what the last failing symbolic raised (the Python package re-raises it)
 
 
+# Libraries that register torch.onnx symbolics for their own ops when imported, and whose ops
+# onnxport's built-in packs map: their registrations are not used. torchvision registers roi_align
+# at opset 11 for every opset, approximating aligned=True, where the torchvision pack writes
+# RoiAlign-16 exactly; the user did not ask for either.
+_SUPERSEDED_LIBRARIES = ("torchvision.",)
+
+
 def _custom_registrations():
-    """{(name, opset): function} of every custom symbolic in torch.onnx's registry."""
+    """{(name, opset): function} of every custom symbolic in torch.onnx's registry, but those a
+    library in _SUPERSEDED_LIBRARIES registered on import."""
     found = {}
     for name in registration.registry.all_functions():
         group = registration.registry.get_function_group(name)
         functions = group._functions
         for opset in list(functions):
-            if functions.overridden(opset):
+            module = getattr(functions[opset], "__module__", None) or ""
+            if functions.overridden(opset) and not module.startswith(_SUPERSEDED_LIBRARIES):
                 found[(name, opset)] = functions[opset]
     return found
 

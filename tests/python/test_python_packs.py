@@ -367,6 +367,14 @@ class PackageSymbolicsTest(unittest.TestCase):
         onnxport.export(GeluModel(), (self.x,), mine, opset_version=17)
         self.assertEqual(self.custom_ops(mine), [])
 
+    def test_the_symbolics_torchvision_registers_on_import_leave_its_ops_to_the_torchvision_pack(self):
+        import torchvision  # noqa: F401  registers torchvision::roi_align, nms, roi_pool with torch.onnx
+        from torch.onnx._internal import registration
+        self.assertIsNotNone(registration.registry.get_function_group("torchvision::roi_align"))
+        used = {m["op"]: m["pack"] for m in onnxport.ops(opset=17) if m.get("used", True)}
+        self.assertEqual(used["torchvision::roi_align"], "torchvision")
+        self.assertEqual(used["torchvision::nms"], "torchvision")
+
     def test_a_contrib_symbolic_matches_pytorch_in_onnx_runtime(self):
         def gelu(g, self, approximate="none"):
             return g.op("com.microsoft::Gelu", self)

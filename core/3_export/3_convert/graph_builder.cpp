@@ -285,6 +285,8 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
     if (has_custom_schema(domain, op_type)) {  // declared by an op pack: checked like standard ops
       verify_schema(node, domain);
       infer_types(node, outs);
+    } else {
+      for (const auto& out : node.proto.output()) schemaless_outputs_.insert(out);
     }
   }
   add_to_current(std::move(node));
@@ -500,20 +502,20 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
   std::unordered_map<std::string, onnx::TypeProto*> types;
   std::unordered_map<std::string, const onnx::TensorProto*> data;
   std::unordered_map<std::string, const onnx::SparseTensorProto*> sparse;
+  bool untyped_input = false;
   for (const auto& in : node.proto.input()) {
     if (in.empty()) continue;
-    auto typed = model_.value_types.find(in);
-    // An input without a type comes from a custom-domain op without a schema: nothing to infer
-    // from (its outputs stay untyped until the torch node's types fill them in).
-    if (typed == model_.value_types.end()) return;
-    types[in] = &typed->second;
+    if (auto it = model_.value_types.find(in); it != model_.value_types.end()) types[in] = &it->second;
+    untyped_input = untyped_input || schemaless_outputs_.count(in);
     if (auto it = constant_data_.find(in); it != constant_data_.end()) data[in] = &it->second;
   }
   onnx::shape_inference::InferenceContextImpl ctx(node.proto, types, data, sparse, nullptr, nullptr);
   try {
     schema->GetTypeAndShapeInferenceFunction()(ctx);
   } catch (const std::exception& e) {
-    if (options_.strict) {
+    // An input from a custom-domain op without a schema has no type to check against: the
+    // outputs stay untyped until the torch node's types fill them in.
+    if (options_.strict && !untyped_input) {
       std::string inputs;
       for (const auto& in : node.proto.input())
         if (auto it = types.find(in); it != types.end())

@@ -96,6 +96,7 @@ class GraphBuilder : public Graph {
   std::unordered_map<std::string, onnx::TensorProto> constant_data_;  // small constants, for inference
   std::unordered_map<std::string, int> name_counts_;
   std::unordered_set<std::string> used_names_;
+  std::unordered_set<std::string> schemaless_outputs_;  // outputs of custom-domain ops ONNX has no schema for
   int next_constant_ = 0;
 };
 
