@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 #include "onnxport/core_ops.h"
 #include "onnxport/registry/loader.h"
 

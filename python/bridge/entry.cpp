@@ -31,8 +31,6 @@ std::vector<PythonSymbolic> symbolics_from(const py::list& registrations, const 
   return out;
 }
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 }  // namespace
 
 PythonPackContents process_symbolics() {

@@ -56,9 +56,8 @@ py::module_ bridge_module() {
     const py::object code = py::module_::import("builtins").attr("compile")(kBridgeSource, "onnxport/_bridge.py", "exec");
     py::module_::import("builtins").attr("exec")(code, m.attr("__dict__"));
   } catch (py::error_already_set& e) {
-    std::string what = e.what();
     throw std::runtime_error("Python op packs need torch (Debian's python3-torch) importable by " ONNXPORT_PYTHON_SONAME
-                             ": " + what.substr(0, what.find('\n')) + " — install python3-torch, or remove the .py pack");
+                             ": " + first_line(e.what()) + " — install python3-torch, or remove the .py pack");
   }
   module = new py::module_(std::move(m));
   return *module;

@@ -7,6 +7,9 @@
 
 namespace onnxport::python_bridge {
 
+// The first line of an exception's text (pybind11's carry Python's traceback after it).
+inline std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 // Starts Python if needed and returns onnxport._bridge (python/onnxport/_bridge.py, compiled into
 // this library). Call with the GIL held. Throws std::runtime_error with one line when Python or
 // torch cannot be started on this machine.

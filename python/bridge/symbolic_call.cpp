@@ -194,8 +194,7 @@ Symbolic python_symbolic(int key, const std::string& file) {
       answer = bridge_module().attr("run_symbolic")(key, g.opset(), node.kind, arguments, output_types,
                                                     node.int_attributes);
     } catch (const py::error_already_set& e) {
-      const std::string what = e.what();
-      throw ExportError("the Python bridge failed: " + what.substr(0, what.find('\n')),
+      throw ExportError("the Python bridge failed: " + first_line(e.what()),
                         ErrorContext::with_hint("this is an onnxport bug; please report it"));
     }
     if (answer[0].cast<std::string>() != "ok")

@@ -13,12 +13,11 @@ with a GraphContext on that graph at the target opset; the nodes it inserted are
 """
 import os
 import runpy
-import sys
 import traceback
 
 import torch
 from torch import _C
-from torch.onnx import _constants, symbolic_helper, utils
+from torch.onnx import symbolic_helper
 from torch.onnx._globals import GLOBALS
 from torch.onnx._internal import jit_utils, registration
 
@@ -247,16 +246,7 @@ class _ListResult:
 def _python_call(context, inputs):
     """PYTHON_CALL: the rewritten Function's symbolic on its tensors and numbers; its results as a list."""
     call = _python_calls[symbolic_helper._get_const(inputs[1], "i", "id")]
-    tensors = list(inputs[0].node().inputs())
-    if hasattr(call.function, "symbolic"):
-        results = call.function.symbolic(context, *call.arguments(tensors))
-    else:
-        group = registration.registry.get_function_group(PYTHON_OP)
-        registered = group.get(context.opset) if group else None
-        if registered is None:
-            raise _Refusal(f"torch.autograd.Function {call.name} has no symbolic staticmethod and no symbolic is "
-                           "registered for prim::PythonOp: add `def symbolic(g, ...)` to the Function, or register one")
-        results = registered(context, *call.arguments(tensors), name=call.name)
+    results = _function_symbolic(context, call, call.arguments(list(inputs[0].node().inputs())), {})
     return _ListResult(results if isinstance(results, (tuple, list)) else [results])
 
 
@@ -265,20 +255,23 @@ def _python_op(context, inputs, attributes):
     and the numbers kept on the node), to the Function's symbolic or the registered one."""
     node = _python_ops[attributes[PYTHON_OP_ATTRIBUTE]]
     context.original_node = node
-    tensors, scalars = iter(inputs), iter(node.scalar_args())
-    arguments = [next(tensors) if kind == "d" else next(scalars) for kind in node.cconv()]
-    function = _function_of(node)
-    if hasattr(function, "symbolic"):
-        return function.symbolic(context, *arguments)
+    call = _Call(node)
+    keywords = {name: getattr(node, node.kindOf(name))(name) for name in node.attributeNames()
+                if name != PYTHON_OP_ATTRIBUTE}
+    return _function_symbolic(context, call, call.arguments(inputs), keywords)
+
+
+def _function_symbolic(context, call, arguments, keywords):
+    """The Function's `symbolic` staticmethod, else the symbolic registered for prim::PythonOp
+    (given the node's attributes and the Function's name), as torch.onnx picks them."""
+    if hasattr(call.function, "symbolic"):
+        return call.function.symbolic(context, *arguments)
     group = registration.registry.get_function_group(PYTHON_OP)
     registered = group.get(context.opset) if group else None
     if registered is None:
-        raise _Refusal(f"torch.autograd.Function {node.pyname()} has no symbolic staticmethod and no symbolic is "
-                           "registered for prim::PythonOp: add `def symbolic(g, ...)` to the Function, or register one")
-    keywords = {name: getattr(node, node.kindOf(name))(name) for name in node.attributeNames()
-                if name != PYTHON_OP_ATTRIBUTE}
-    keywords["name"] = node.pyname()
-    return registered(context, *arguments, **keywords)
+        raise _Refusal(f"torch.autograd.Function {call.name} has no symbolic staticmethod and no symbolic is "
+                       "registered for prim::PythonOp: add `def symbolic(g, ...)` to the Function, or register one")
+    return registered(context, *arguments, **{**keywords, "name": call.name})
 
 
 class _Refusal(RuntimeError):

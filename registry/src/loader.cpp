@@ -111,12 +111,7 @@ PackLoader::~PackLoader() = default;
 const PackStatus& PackLoader::load_file(const std::string& file) {
   PackStatus st;
   st.file = file;
-  auto failed = [&](const std::string& why) -> const PackStatus& {
-    st.state = PackStatus::State::Failed;
-    st.error = st.file + ": " + why;
-    packs_.push_back(std::move(st));
-    return packs_.back();
-  };
+  auto failed = [&](const std::string& why) -> const PackStatus& { return record_failure(std::move(st), why); };
 
   std::string error;
   std::optional<std::string> canonical = canonical_file(file, error);
@@ -177,13 +172,15 @@ const PackStatus& PackLoader::load_file(const std::string& file) {
   return packs_.back();
 }
 
+const PackStatus& PackLoader::record_failure(PackStatus st, const std::string& why) {
+  st.state = PackStatus::State::Failed;
+  st.error = st.file + ": " + why;
+  packs_.push_back(std::move(st));
+  return packs_.back();
+}
+
 const PackStatus& PackLoader::load_python_file(PackStatus st) {
-  auto failed = [&](const std::string& why) -> const PackStatus& {
-    st.state = PackStatus::State::Failed;
-    st.error = st.file + ": " + why;
-    packs_.push_back(std::move(st));
-    return packs_.back();
-  };
+  auto failed = [&](const std::string& why) -> const PackStatus& { return record_failure(std::move(st), why); };
   st.id = "python:" + fs::path(st.file).stem().string();
   st.version = "python";
   std::string error;

@@ -196,13 +196,8 @@ bool Registry::has_op(const std::string& torch_op) const { return table_.count(t
 
 std::vector<const RegistryEntry*> Registry::entries() const {
   std::vector<const RegistryEntry*> out;
-  for (const auto& [op, by_opset] : table_) {
-    for (const auto& [since, entry] : by_opset) out.push_back(&entry);
-    if (auto python = exact_.find(op); python != exact_.end())
-      for (const auto& [opset, entry] : python->second) out.push_back(&entry);
-  }
-  for (const auto& [op, by_opset] : exact_)
-    if (!table_.count(op))
+  for (const auto* table : {&table_, &exact_})
+    for (const auto& [op, by_opset] : *table)
       for (const auto& [opset, entry] : by_opset) out.push_back(&entry);
   std::stable_sort(out.begin(), out.end(),
                    [](const RegistryEntry* a, const RegistryEntry* b) { return a->torch_op < b->torch_op; });

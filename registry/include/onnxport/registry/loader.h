@@ -42,6 +42,8 @@ class PackLoader {
 
  private:
   const PackStatus& load_python_file(PackStatus status);
+  // Records `status` as failed for `why` ("FILE: why") and returns it.
+  const PackStatus& record_failure(PackStatus status, const std::string& why);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   Registry& registry_;

@@ -36,8 +36,4 @@ using PythonPackLoadFn = bool (*)(const std::string& file, PythonPackContents& o
 constexpr const char* kPythonPackLoadSymbol = "onnxport_python_pack_load";
 constexpr const char* kPythonBridgeLibrary = "libonnxport_pybridge.so";
 
-// The target opsets a Python pack's symbolics are dispatched for.
-constexpr int kPythonDispatchMinOpset = 7;
-constexpr int kPythonDispatchMaxOpset = 17;
-
 }  // namespace onnxport
