@@ -17,7 +17,7 @@ packages=(
   cmake g++ ninja-build ccache pkg-config
   libtorch-dev libonnx-dev libprotobuf-dev protobuf-compiler libopenblas0-pthread
   libjemalloc-dev libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libfmt-dev doctest-dev
-  python3-torch python3-torchvision python3-onnx python3-numpy
+  python3-torch python3-torchvision python3-torchaudio python3-onnx python3-numpy
   pybind11-dev python3-dev
   graphviz chromium
   libonnx-testdata man-db groff-base curl xz-utils

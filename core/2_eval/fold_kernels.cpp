@@ -21,7 +21,9 @@ const std::unordered_set<std::string>& foldable_ops() {
       "Identity", "Cast",   "Transpose", "Unsqueeze", "Squeeze", "Concat",      "Reshape",
       "Slice",    "Gather", "Range",     "Add",       "Sub",     "Mul",         "Div",
       "Sqrt",     "Neg",    "Equal",     "Less",      "Greater", "LessOrEqual", "GreaterOrEqual",
-      "Max",      "Min",    "Not",       "And",       "Or",      "Shape"};
+      "Max",      "Min",    "Not",       "And",       "Or",      "Shape",
+      // the coefficient design of scripted filters (torchaudio's biquads) from constant frequencies
+      "Sin",      "Cos",    "Tan",       "Pow",       "Exp"};
   return ops;
 }
 

@@ -5,6 +5,9 @@
 #include <torch/csrc/jit/frontend/tracer.h>
 
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "1_base/input_file.h"
 #include "onnxport/errors.h"
@@ -23,17 +26,42 @@ std::string first_line(const std::string& text) {
   return trimmed.substr(0, trimmed.find('\n'));
 }
 
-// Where torchvision's op library is found when torchvision is installed: Debian's python3-
-// torchvision, a pip install, or a C++ libtorchvision.
-const char* kTorchvisionLibraries[] = {
-    "/usr/lib/python3/dist-packages/torchvision/_C*.so", "/usr/local/lib/python3*/dist-packages/torchvision/_C*.so",
-    "/usr/local/lib/python3*/site-packages/torchvision/_C*.so", "/usr/lib/x86_64-linux-gnu/libtorchvision.so*",
-    "/usr/local/lib/libtorchvision.so*"};
+// Op libraries that models call by namespace (torchvision::nms, torchaudio::_lfilter), and where
+// each is found when installed: its Debian package, a pip install, or a C++ build.
+struct OpLibrary {
+  std::string ns;       // "torchvision": its ops are "torchvision::..."
+  std::string package;  // the Debian package that installs it
+  std::vector<std::string> patterns;
+};
 
-std::optional<std::string> find_torchvision_library() {
-  for (const char* pattern : kTorchvisionLibraries) {
+const std::vector<OpLibrary>& known_op_libraries() {
+  static const std::vector<OpLibrary> libraries = {
+      {"torchvision",
+       "python3-torchvision",
+       {"/usr/lib/python3/dist-packages/torchvision/_C*.so", "/usr/local/lib/python3*/dist-packages/torchvision/_C*.so",
+        "/usr/local/lib/python3*/site-packages/torchvision/_C*.so", "/usr/lib/x86_64-linux-gnu/libtorchvision.so*",
+        "/usr/local/lib/libtorchvision.so*"}},
+      {"torchaudio",
+       "python3-torchaudio",
+       {"/usr/lib/python3/dist-packages/torchaudio/lib/libtorchaudio.so",
+        "/usr/local/lib/python3*/dist-packages/torchaudio/lib/libtorchaudio.so",
+        "/usr/local/lib/python3*/site-packages/torchaudio/lib/libtorchaudio.so",
+        "/usr/lib/x86_64-linux-gnu/libtorchaudio.so*", "/usr/local/lib/libtorchaudio.so*"}},
+  };
+  return libraries;
+}
+
+// The known library whose ops the TorchScript compiler's error says are unknown, if any.
+const OpLibrary* library_missing_from(const std::string& error) {
+  for (const OpLibrary& library : known_op_libraries())
+    if (error.find("Unknown builtin op: " + library.ns + "::") != std::string::npos) return &library;
+  return nullptr;
+}
+
+std::optional<std::string> find_first(const std::vector<std::string>& patterns) {
+  for (const std::string& pattern : patterns) {
     glob_t found{};
-    const bool any = ::glob(pattern, 0, nullptr, &found) == 0 && found.gl_pathc > 0;
+    const bool any = ::glob(pattern.c_str(), 0, nullptr, &found) == 0 && found.gl_pathc > 0;
     std::optional<std::string> first = any ? std::optional<std::string>(found.gl_pathv[0]) : std::nullopt;
     ::globfree(&found);
     if (first) return first;
@@ -41,26 +69,33 @@ std::optional<std::string> find_torchvision_library() {
   return std::nullopt;
 }
 
+void load_known_library(const OpLibrary& library, const std::string& model, const std::string& error) {
+  auto file = find_first(library.patterns);
+  if (!file) {
+    std::string searched;
+    for (const std::string& pattern : library.patterns) searched += (searched.empty() ? "" : ", ") + pattern;
+    throw ModelError("cannot load TorchScript model '" + model + "': it calls " + library.ns + " ops (" +
+                         first_line(error) + ") and " + library.ns + "'s op library is not in " + searched,
+                     ErrorContext::for_file(
+                         model, "install " + library.package + ", or pass its library with --load-op-library PATH"));
+  }
+  load_op_library(*file);
+}
+
 torch::jit::Module load_torchscript(const std::string& path) {
-  try {
-    return torch::jit::load(path);
-  } catch (const c10::Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    // A model that calls torchvision's ops (nms, roi_align) needs torchvision's op library.
-    if (std::string(e.what()).find("Unknown builtin op: torchvision::") == std::string::npos) throw;
-    auto library = find_torchvision_library();
-    if (!library) {
-      std::string searched;
-      for (const char* pattern : kTorchvisionLibraries) searched += std::string(searched.empty() ? "" : ", ") + pattern;
-      throw ModelError("cannot load TorchScript model '" + path + "': it calls torchvision ops (" +
-                           first_line(e.what()) + ") and torchvision's op library is not in " + searched,
-                       ErrorContext::for_file(path,
-                                              "install python3-torchvision, or pass its library with "
-                                              "--load-op-library PATH"));
+  // A model may call the ops of several known libraries: the compiler names one unknown op at a
+  // time. A library that was loaded and still leaves its ops unknown is not retried.
+  std::set<const OpLibrary*> loaded;
+  while (true) {
+    try {
+      return torch::jit::load(path);
+    } catch (const c10::Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      const OpLibrary* library = library_missing_from(e.what());
+      if (!library || !loaded.insert(library).second) throw;
+      load_known_library(*library, path, e.what());
     }
-    load_op_library(*library);
-    return torch::jit::load(path);
   }
 }
 

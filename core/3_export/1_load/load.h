@@ -24,7 +24,7 @@ struct LoadedModel {
 };
 
 // torch::jit::load with onnxport's errors (ModelError naming the file and what to do) and
-// torchvision's op library loaded when the model calls its ops.
+// the op library of torchvision or torchaudio loaded when the model calls their ops.
 torch::jit::Module load_torchscript_file(const std::string& path);
 // A scripted nn.LSTM/GRU/RNN has no `forward` in torch 1.13, only its overloads (forward__0 for a
 // Tensor, forward__1 for a PackedSequence): defines `forward` as the first that takes a tensor, as

@@ -42,6 +42,15 @@ bool is_identity_view(const std::string& k) {
   return kinds.count(k) > 0;
 }
 
+// An op of a library's own namespace registered without a schema of its own (alias analysis
+// CONSERVATIVE) that returns nothing, like torchaudio::_overdrive_core_loop: it can only act by
+// writing its arguments, and its schema does not say which.
+bool writes_unannotated_arguments(const torch::jit::Node* n, const c10::FunctionSchema& schema) {
+  if (!schema.returns().empty() || n->kind().is_aten() || n->kind().is_prim()) return false;
+  const auto* op = n->maybeOperator();
+  return op && op->aliasAnalysisKind() == c10::AliasAnalysisKind::CONSERVATIVE;
+}
+
 }  // namespace
 
 AliasInfo alias_info_of(const torch::jit::Node* n) {
@@ -57,6 +66,9 @@ AliasInfo alias_info_of(const torch::jit::Node* n) {
         info.output_aliases_input = i;
         break;
       }
+  if (info.written_inputs.empty() && writes_unannotated_arguments(n, *schema))
+    for (size_t i = 0; i < n->inputs().size(); ++i)
+      if (n->inputs()[i]->type()->cast<c10::TensorType>()) info.written_inputs.push_back(i);
   return info;
 }
 
@@ -109,6 +121,8 @@ void Converter::apply_mutations(const torch::jit::Node* n, const std::vector<Val
   size_t next_update = num_outputs;
   for (size_t i : info.written_inputs) {
     Value* updated = info.output_aliases_input == i ? outs[0] : outs[next_update++];
+    const auto current = env_.find(n->inputs()[i]);
+    if (current != env_.end() && current->second == updated && !stale_.count(n->inputs()[i])) continue;  // unchanged
     rebind(n->inputs()[i], updated);
   }
   // The node's own outputs are current: rebinding their base marked them stale.
