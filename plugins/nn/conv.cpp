@@ -1,6 +1,7 @@
 // Convolutions. After tracing, nn.ConvNd shows up as aten::_convolution (with a transposed
 // flag); scripted code and F.conv2d give aten::conv2d & co. All become Conv / ConvTranspose.
 #include <limits>
+#include <optional>
 
 #include "nn.h"
 #include "onnxport/helpers.h"
@@ -40,6 +41,34 @@ std::vector<int64_t> same_pads(const TorchNode& n, const Value* w, const std::ve
     pads[i + nd] = total - total / 2;
   }
   return pads;
+}
+
+// The channels dim of a convolution's input or output: 1, or 0 for an unbatched one.
+std::optional<int64_t> channels(const TensorType& t, size_t nd) {
+  const auto rank = t.rank();
+  if (!rank || *rank < static_cast<int64_t>(nd) + 1) return std::nullopt;
+  const Dim& d = (*t.shape)[static_cast<size_t>(*rank - static_cast<int64_t>(nd) - 1)];
+  return d.is_static() ? std::optional<int64_t>(d.value) : std::nullopt;
+}
+
+// `groups` (argument i). ONNX's Conv/ConvTranspose take it as an attribute, fixed when exporting: a
+// constant (also a size the export folded, like compute_deltas' groups=specgram.shape[1] of a static
+// shape), or a value computed in script that the static shapes determine, since torch requires
+// in_channels == groups * weight.size(1) (out_channels for a transposed convolution, read from the
+// recorded output type). Otherwise the export stops: ONNX has no group count known only at run time.
+int64_t groups_of(const TorchNode& n, const Args& a, size_t i, const Value* x, const Value* w, size_t nd,
+                  bool transposed) {
+  if (a.is_none(i)) return 1;
+  if (auto c = a.at(i)->maybe_int()) return *c;
+  std::optional<int64_t> per_group = static_dim(w, 1);
+  std::optional<int64_t> total = transposed ? (n.output_types.empty() ? std::nullopt : channels(n.output_types[0], nd))
+                                            : channels(x->type(), nd);
+  if (per_group && total && *per_group > 0 && *total % *per_group == 0) return *total / *per_group;
+  throw ArgumentError(n.kind + ": groups is computed at run time (" + a.at(i)->describe() + ") and the static shapes" +
+                      " do not determine it (input " + x->describe() + ", weight " + w->describe() +
+                      "); ONNX " + (transposed ? "ConvTranspose" : "Conv") +
+                      "'s group is an attribute fixed when exporting: give the tensors static channel sizes or " +
+                      "make groups a constant");
 }
 
 Value* convolution(Graph& g, const TorchNode& n, Value* x, Value* w, Value* b, const ConvSpec& spec) {
@@ -84,7 +113,7 @@ Value* underscore_convolution(Graph& g, const TorchNode& n, const Args& a) {
   spec.dilation = per_dim(a, 5, nd, 1);
   spec.transposed = a.b(6);
   spec.output_padding = per_dim(a, 7, nd, 0);
-  spec.groups = a.i(8);
+  spec.groups = groups_of(n, a, 8, x, w, nd, spec.transposed);
   return convolution(g, n, x, w, a.optional_tensor(2), spec);
 }
 
@@ -100,7 +129,7 @@ Value* conv_nd(Graph& g, const TorchNode& n, const Args& a) {
   else
     spec.padding = per_dim(a, 4, nd, 0);
   spec.dilation = per_dim(a, 5, nd, 1);
-  spec.groups = a.is_none(6) ? 1 : a.i(6);
+  spec.groups = groups_of(n, a, 6, x, w, nd, false);
   return convolution(g, n, x, w, a.optional_tensor(2), spec);
 }
 
@@ -140,7 +169,7 @@ Value* conv_transpose_nd(Graph& g, const TorchNode& n, const Args& a) {
   spec.transposed = true;
   spec.stride = per_dim(a, 3, nd, 1);
   spec.padding = per_dim(a, 4, nd, 0);
-  spec.groups = a.is_none(6) ? 1 : a.i(6);
+  spec.groups = groups_of(n, a, 6, x, w, nd, true);
   spec.dilation = per_dim(a, 7, nd, 1);
   if (!a.is_none(5) && !a.at(5)->maybe_ints()) return conv_transpose_runtime_output_padding(g, n, a, x, w, spec);
   spec.output_padding = per_dim(a, 5, nd, 0);

@@ -47,13 +47,41 @@ Value* list_item(const Args& a, size_t list_arg, int64_t index) {
   return items[static_cast<size_t>(index < 0 ? index + count : index)];
 }
 
+// The items of a TorchScript list as elements of one ONNX sequence, which needs a single element
+// type. Numbers of one TorchScript type may differ in ONNX dtype (an int computed through float
+// math, a float constant materialized as float32 beside a double): they are cast to the list's
+// element type (int -> int64, bool -> bool, float -> float32 (the dtype of float constants), or
+// float64 when an item is one).
+// Tensors of different dtypes in one list have no ONNX sequence.
+std::vector<Value*> sequence_items(Graph& g, const TorchNode& n, const std::vector<Value*>& items) {
+  bool same = true;
+  for (Value* item : items) same = same && dtype_of(item) == dtype_of(items.front());
+  if (same) return items;
+  const bool numbers = !n.output_is_scalar.empty() && n.output_is_scalar[0];
+  const DType element = n.output_types.empty() ? DType::Undefined : n.output_types[0].dtype;
+  if (!numbers || element == DType::Undefined) {
+    std::string dtypes;
+    for (Value* item : items) dtypes += (dtypes.empty() ? "" : ", ") + item->describe();
+    throw ArgumentError(n.kind + ": a list indexed at run time becomes an ONNX sequence, whose elements share one "
+                        "dtype; this list holds " + dtypes);
+  }
+  DType target = element;
+  if (element == DType::Double) {  // a TorchScript float: float32 unless an item is a double already
+    target = DType::Float;
+    for (Value* item : items)
+      if (dtype_of(item) == DType::Double) target = DType::Double;
+  }
+  std::vector<Value*> cast_items;
+  for (Value* item : items) cast_items.push_back(cast(g, item, target));
+  return cast_items;
+}
+
 // prim::TupleIndex(tuple, i) and aten::__getitem__(list, i).
-Value* get_item(Graph& g, const TorchNode&, const Args& a) {
+Value* get_item(Graph& g, const TorchNode& n, const Args& a) {
   if (a.at(0)->is_list() && a.at(1)->maybe_int()) return list_item(a, 0, a.i(1));
   if (a.at(0)->is_list()) {  // an index known only at run time: the list as a sequence
-    std::vector<Value*> items;
-    for (Value* item : a.list(0)) items.push_back(item);
-    return g.op("SequenceAt", {g.op("SequenceConstruct", items), cast(g, a.tensor(1), DType::Int64)});
+    Value* items = g.op("SequenceConstruct", sequence_items(g, n, a.list(0)));
+    return g.op("SequenceAt", {items, cast(g, a.tensor(1), DType::Int64)});
   }
   if (a.at(0)->is_sequence()) return g.op("SequenceAt", {a.at(0), cast(g, a.tensor(1), DType::Int64)});
   Value* index = a.at(1)->maybe_int() ? g.constant_int(a.i(1)) : cast(g, a.tensor(1), DType::Int64);
@@ -128,6 +156,27 @@ Value* concat_lists(Graph& g, const TorchNode&, const Args& a) {
   return concat(g, {int_list(g, a.at(0)), int_list(g, a.at(1))}, 0);
 }
 
+// aten::mul.left_t(list, n) / aten::mul.right_(n, list): Python's list repetition (pitch detection's
+// torch.cat(pad_length * [column], dim=-1)). A list known element by element is repeated when n is
+// known at export time; an int list held as a 1-d tensor is tiled, n may then be computed at run time.
+Value* repeat_list(Graph& g, const TorchNode& n, const Args& a, size_t list_arg, size_t count_arg) {
+  Value* list = a.at(list_arg);
+  if (list->is_list()) {
+    auto count = a.at(count_arg)->maybe_int();
+    if (!count)
+      throw ArgumentError(n.kind + ": repeating a list a number of times known only at run time (" +
+                          a.at(count_arg)->describe() + ") is not supported");
+    std::vector<Value*> items;
+    for (int64_t k = 0; k < *count; ++k) items.insert(items.end(), list->elements().begin(), list->elements().end());
+    return g.list(items);
+  }
+  // (A negative count gives an empty list in Python; Tile only takes one known at export time.)
+  auto count = a.at(count_arg)->maybe_int();
+  Value* times = count ? g.constant_ints({std::max<int64_t>(0, *count)})
+                       : reshape(g, cast(g, a.tensor(count_arg), DType::Int64), std::vector<int64_t>{1});
+  return g.op("Tile", {int_list(g, list), times});
+}
+
 // aten::all / aten::any of a list (`all([...])` in scripted code): folded when every element is
 // known, otherwise a ReduceMin / ReduceMax over the elements' truth values.
 Value* all_or_any(Graph& g, const TorchNode&, const Args& a, bool all) {
@@ -191,6 +240,8 @@ void add_lists(Registrar& r) {
         [](Graph& g, const TorchNode& n, const Args& a) { return lists_equal(g, n, a, false); });
   r.add("aten::slice.t", 1, slice_list);
   r.add("aten::add.t", 1, concat_lists);
+  r.add("aten::mul.left_t", 9, [](Graph& g, const TorchNode& n, const Args& a) { return repeat_list(g, n, a, 0, 1); });
+  r.add("aten::mul.right_", 9, [](Graph& g, const TorchNode& n, const Args& a) { return repeat_list(g, n, a, 1, 0); });
   r.add("aten::_infer_size", 1, broadcast_shape);
   r.add("prim::ListConstruct", 1, make_list);
   r.add("prim::TupleConstruct", 1, make_list);

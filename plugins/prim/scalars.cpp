@@ -21,10 +21,26 @@ Value* to_float(Graph& g, const TorchNode&, const Args& a) {
 
 Value* to_bool(Graph& g, const TorchNode&, const Args& a) { return cast(g, a.tensor(0), DType::Bool); }
 
-// aten::size(x) -> Shape; aten::size(x, dim) -> a 0-d int64.
+// aten::size(x) -> Shape; aten::size(x, dim) -> a 0-d int64. Static sizes are constants (as
+// helpers::size makes a single one), so that what a script computes from them folds: torchaudio's
+// compute_deltas reshapes to (1, -1, shape[-1]) and convolves with groups=shape[1], which ONNX's
+// Conv needs as a number.
 Value* size_of(Graph& g, const TorchNode&, const Args& a) {
-  if (a.size() < 2) return shape_of(g, a.tensor(0));
+  if (a.size() < 2) {
+    if (auto shape = static_shape(a.tensor(0))) return g.constant_ints(*shape);
+    return shape_of(g, a.tensor(0));
+  }
   return size(g, a.tensor(0), a.i(1));
+}
+
+// math.ceil / math.floor of a TorchScript float: an int (aten::ceil.float(float a) -> int). The
+// tensor mapping of aten::ceil keeps ONNX Ceil's float type, and such a float in an int list
+// (Emformer's attention-mask column widths hold rc * ceil(utterance_length / segment_length))
+// made ONNX reject the sequence the list became when indexed at run time.
+Symbolic rounded_to_int(const std::string& onnx_op) {
+  return [onnx_op](Graph& g, const TorchNode&, const Args& a) {
+    return std::vector<Value*>{cast(g, g.op(onnx_op, {a.tensor(0)}), DType::Int64)};
+  };
 }
 
 Value* dim_of(Graph& g, const TorchNode& n, const Args& a) { return g.constant_int(rank_of(a.tensor(0), n.kind)); }
@@ -66,6 +82,8 @@ void add_scalars(Registrar& r) {
   r.add("aten::dim", 1, dim_of);
   r.add("aten::to", 1, to);
   r.add("aten::type_as", 1, type_as);
+  r.add("aten::ceil.float", 9, rounded_to_int("Ceil"));
+  r.add("aten::floor.float", 9, rounded_to_int("Floor"));
 }
 
 }  // namespace onnxport::prim

@@ -1,6 +1,7 @@
 // Layout changes without arithmetic: flip/roll/rot90, movedim/numpy_T, unfold, repeat_interleave,
 // tensor_split/hsplit/vsplit/dsplit, atleast_Nd, meshgrid, broadcast_tensors, as_strided, ...
 #include <limits>
+#include <optional>
 
 #include "tensor_ops.h"
 
@@ -115,19 +116,49 @@ Value* matrix_t(Graph& g, const TorchNode& n, const Args& a) {
 }
 
 // unfold(x, dim, size, step): windows along dim become a new dim, each window a new last dim.
+// Window w takes positions w * step + [0, size), count = (len - size) / step + 1 windows. With the
+// dim's length, size and step known when exporting the positions are a constant; otherwise (a size
+// or step computed in script, a dim of run-time length: torchaudio's pitch detection unfolds
+// slices of a length that changes in a loop) they are computed with Range (opset 11).
+// Along the last dim (dim=-1) the windows need no transpose, so the input's rank may be unknown
+// there from opset 11 (Gather's negative axis): pitch detection unfolds a tensor reshaped to
+// [-1] + shape[-1:], a list ONNX inference does not see the length of.
 Value* unfold(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
-  const int64_t rank = rank_of(x, n.kind + " input");
+  const std::optional<int64_t> known_rank = x->rank();
+  const bool last_of_unknown_rank = !known_rank && a.i(1) == -1 && g.opset() >= 11;
+  const int64_t rank = last_of_unknown_rank ? -1 : rank_of(x, n.kind + " input");
   if (rank == 0) throw ArgumentError(n.kind + " of a 0-d tensor is not supported");
-  const int64_t dim = normalize_dim(a.i(1), rank), width = a.i(2), step = a.i(3);
-  if (step <= 0) a.fail(3, "a positive step");
-  const int64_t len = static_size(x, dim, n.kind);
-  if (width > len) a.fail(2, "a size not larger than the dim (" + std::to_string(len) + ")");
-  const int64_t count = (len - width) / step + 1;
-  std::vector<int64_t> positions;
-  for (int64_t w = 0; w < count; ++w)
-    for (int64_t i = 0; i < width; ++i) positions.push_back(w * step + i);
-  Value* windows = gather(g, x, g.constant(Tensor::ints(positions, {count, width})), dim);  // [..., count, width, ...]
+  const int64_t dim = last_of_unknown_rank ? -1 : normalize_dim(a.i(1), rank);
+  const std::optional<int64_t> width = a.at(2)->maybe_int(), step = a.at(3)->maybe_int();
+  if (step && *step <= 0) a.fail(3, "a positive step");
+  const std::optional<int64_t> len = static_dim(x, dim);
+  Value* windows = nullptr;  // [..., count, size, ...]
+  if (width && step && len) {
+    if (*width > *len) a.fail(2, "a size not larger than the dim (" + std::to_string(*len) + ")");
+    const int64_t count = (*len - *width) / *step + 1;
+    std::vector<int64_t> positions;
+    for (int64_t w = 0; w < count; ++w)
+      for (int64_t i = 0; i < *width; ++i) positions.push_back(w * *step + i);
+    windows = gather(g, x, g.constant(Tensor::ints(positions, {count, *width})), dim);
+  } else {
+    if (g.opset() < 11)
+      throw ArgumentError(n.kind + ": a window size or step computed at run time, or a dim of run-time length (input " +
+                          x->describe() + "), needs opset 11 or later (Range); the target is opset " +
+                          std::to_string(g.opset()));
+    auto scalar = [&](std::optional<int64_t> c, size_t i) {
+      return c ? g.constant_int(*c) : reshape(g, cast(g, a.tensor(i), DType::Int64), std::vector<int64_t>{});
+    };
+    Value* size_v = scalar(width, 2);
+    Value* step_v = scalar(step, 3);
+    Value* zero = g.constant_int(0);
+    Value* one = g.constant_int(1);
+    Value* count = g.op("Add", {g.op("Div", {g.op("Sub", {size(g, x, dim), size_v}), step_v}), one});
+    Value* starts = g.op("Mul", {g.op("Range", {zero, count, one}), step_v});
+    Value* offsets = g.op("Range", {zero, size_v, one});
+    windows = gather(g, x, g.op("Add", {unsqueeze(g, starts, {1}), unsqueeze(g, offsets, {0})}), dim);
+  }
+  if (last_of_unknown_rank) return windows;  // [..., count, size]
   std::vector<int64_t> perm;
   for (int64_t d = 0; d <= rank; ++d)
     if (d != dim + 1) perm.push_back(d);

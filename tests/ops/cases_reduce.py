@@ -94,6 +94,27 @@ case("var_mean", ["var_mean"], [f32(2, 3, 4)],
 case("var_std_dynamic", ["var", "std_mean"], [f32(2, 3, 4)],
      lambda x: (torch.var(x, 1), *torch.std_mean(x, (0, 2), keepdim=True)), dynamic={0: [0, 1, 2]})
 
+# ---- median: the lower of the two middle values; the index torch's CPU kernel picks among equal values
+# (grid inputs: many ties), the first NaN's for a row holding one
+
+case("median_dim", ["median"], [grid(3, 6, 5)],
+     lambda x: (*torch.median(x, 1), *torch.median(x, -1, keepdim=True), *torch.median(x, 0)))
+case("median_all", ["median"], [grid(4, 6)], lambda x: (torch.median(x), torch.median(x[:3, :3])))
+case("median_int", ["median"], [ints(4, 7, low=-3, high=3)], lambda i: (*torch.median(i, 1), torch.median(i)))
+case("median_0d", ["median"], [f32()], lambda x: (*torch.median(x, 0), *torch.median(x, -1, keepdim=True),
+                                               torch.median(x)))
+
+
+def _median_with_nans(x):
+    # NaN where x > 1 (some rows have none); the harness takes no NaN outputs, so they become 99
+    v, i = torch.median(x.masked_fill(x > 1, float("nan")), 1)
+    return v.masked_fill(v.isnan(), 99.0), i, torch.median(x.masked_fill(x > 1, float("nan"))).isnan()
+
+
+case("median_nan", ["median"], [grid(4, 6)], _median_with_nans)
+case("median_dynamic", ["median"], [grid(3, 6, 4)], lambda x: (*torch.median(x, 1), *torch.median(x, -1, True)),
+     dynamic={0: [0, 1, 2]}, opsets=(10, 11, 13, 17), fails={9: "needs opset 10 or later"})
+
 # ---- norm / frobenius_norm / linalg_*norm
 
 case("norm_p", ["norm"], [f32(2, 3, 4)],

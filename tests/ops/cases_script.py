@@ -1,6 +1,7 @@
 """Rows for what only scripted graphs hold: control flow (prim::If / prim::Loop, converted by the
 core), list mutation on static lists and on sequences built in loops, range arithmetic, None
 tests and refinements, and checks that raise or warn."""
+import math
 import warnings
 from typing import List, Optional
 
@@ -262,6 +263,52 @@ case("if_on_one_element", ["gt"], [f32(3)], s_if_on_one_element, script=True)
 case("same_device", ["add"], [f32(2), f32(2)], s_same_device, script=True)
 case("interpolate_computed_scale", ["upsample_nearest2d"], [f32(1, 2, 4, 4)], s_interpolate_computed_scale,
      script=True, since=11, dynamic_check=False)
+
+
+def s_ceil_floor_to_int(x: Tensor):
+    # math.ceil / math.floor of a float are ints (Emformer: num_segs = math.ceil(length / segment_length)),
+    # here also in an int list indexed at run time, which becomes an ONNX sequence of one element type
+    n = x.size(0)
+    segs = math.ceil(n / 4)
+    widths = [n, 2 * segs, math.floor(n / 3)]
+    total = x[0] * 0.0
+    for i in range(3):
+        total = total + x[widths[i] % n]
+    return total, torch.tensor(segs), torch.tensor(math.floor(n / 3))
+
+
+case("ceil_floor_to_int", ["aten::ceil.float", "aten::floor.float"], [f32(9, 3)], s_ceil_floor_to_int, script=True,
+     dynamic={0: [0]})
+
+
+def _scaled_by_length(x: Tensor, mask: List[bool]) -> Tensor:
+    return x * float(len(mask))
+
+
+def s_optional_carried_by_loop(x: Tensor):
+    # Emformer's attention mask: an Optional list that stays None, refined by `is not None` in a loop
+    # (which makes TorchScript carry it through the loop)
+    mask: Optional[List[bool]] = None
+    if x.dim() > 5:
+        mask = [True, False]
+    out = x[0] * 0.0
+    for i in range(x.size(0)):
+        out = out + x[i]
+        if mask is not None:
+            out = out + _scaled_by_length(x[i], mask)
+    return out
+
+
+def s_list_repeat(x: Tensor):
+    # pitch detection's torch.cat(pad_length * [column], dim=-1); an int list of sizes repeated
+    col = x[..., :1]
+    return torch.cat(2 * [col] + [col] * 3, dim=-1), torch.tensor(x.size()[-1:] * 2)
+
+
+case("optional_carried_by_loop", ["prim::Loop"], [f32(4, 3)], s_optional_carried_by_loop, script=True,
+     dynamic={0: [0]})
+case("list_repeat", ["aten::mul.left_t", "aten::mul.right_"], [f32(2, 5)], s_list_repeat, script=True,
+     dynamic={0: [1]})
 
 
 def s_cpu(x: Tensor):

@@ -303,6 +303,32 @@ case("mT", ["mT"], [f32(2, 3, 4)], lambda x: x.mT)
 case("mH", ["mH"], [f32(3, 4)], lambda x: (x.mH, x.adjoint()))
 case("unfold", ["unfold"], [f32(2, 7)], lambda x: (x.unfold(1, 3, 2), x.unfold(-1, 2, 1), x.unfold(0, 1, 1)))
 case("unfold_middle", ["unfold"], [f32(2, 6, 3)], lambda x: x.unfold(1, 4, 2))
+case("unfold_dynamic_len", ["unfold"], [f32(2, 9, 3)], lambda x: (x.unfold(1, 3, 2), x.unfold(-2, 4, 4)),
+     dynamic={0: [1]}, since=11, fails={9: "needs opset 11 or later"})
+
+
+def s_unfold_computed_size(x: torch.Tensor):
+    # tacotron2's alignments.unfold(1, n_batch, n_batch): size and step from a size, here a dynamic one
+    n = x.size(0)
+    return x.unfold(1, n, n)
+
+
+def s_unfold_in_loop(x: torch.Tensor):
+    # torchaudio's detect_pitch_frequency: x reshaped to [-1] + shape[-1:] (a rank ONNX does not see),
+    # then (_compute_nccf) frames of slices whose length changes with the loop's lag
+    shape = list(x.size())
+    x = x.reshape([-1] + shape[-1:])
+    frame = x.size(-1) // 4
+    acc = x[..., :2] * 0.0
+    for lag in range(1, 4):
+        acc = acc + x[..., :-lag].unfold(-1, frame, frame)[..., :2, :].sum(-1)
+    return acc
+
+
+case("unfold_computed_size", ["unfold"], [f32(2, 7, 3)], s_unfold_computed_size, script=True, dynamic={0: [0, 1]},
+     since=11, fails={9: "needs opset 11 or later"})
+case("unfold_in_loop", ["unfold"], [f32(2, 16)], s_unfold_in_loop, script=True, since=11,
+     fails={9: "needs opset 11 or later"})
 case("repeat_interleave", ["repeat_interleave"], [f32(2, 3)],
      lambda x: (torch.repeat_interleave(x, 2), torch.repeat_interleave(x, 3, dim=1), x.repeat_interleave(2, -2)))
 case("repeat_interleave_tensor", ["repeat_interleave"], [f32(3, 2)],

@@ -136,6 +136,24 @@ void split_uninitialized(torch::jit::Block* block) {
   }
 }
 
+// torch 1.13's LowerAllTuples gives every value it flattens out of a tuple-typed prim::If output the
+// type Tensor: ConvTasNet's `padded, num_pads = self._align_num_frames_with_strides(input)` (a
+// (Tensor, int) returned from both branches) leaves num_pads an int typed Tensor, `num_pads > 0`
+// then resolves to aten::gt's Tensor overload and running the graph fails ("Expected Tensor but got
+// Int"). The branches' outputs still say the types: such an If output takes the type they unify to.
+void retype_if_outputs(torch::jit::Block* block) {
+  for (torch::jit::Node* n : block->nodes()) {
+    for (torch::jit::Block* b : n->blocks()) retype_if_outputs(b);
+    if (n->kind() != c10::prim::If || n->blocks().size() != 2) continue;
+    for (size_t i = 0; i < n->outputs().size(); ++i) {
+      torch::jit::Value* out = n->outputs()[i];
+      if (out->type()->kind() != c10::TypeKind::TensorType) continue;
+      auto branches = c10::unifyTypes(n->blocks()[0]->outputs()[i]->type(), n->blocks()[1]->outputs()[i]->type());
+      if (branches && (*branches)->kind() != c10::TypeKind::TensorType) out->setType(*branches);
+    }
+  }
+}
+
 // Folds the export-time facts and propagates constants until nothing more folds: a decided
 // branch can expose another fact test (MultiheadAttention's `key is value` on the tensors a
 // decided branch made).
@@ -172,6 +190,7 @@ std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> g
     return before;
   }
   split_uninitialized(graph->block());
+  retype_if_outputs(graph->block());
   if (const auto* n = first_tuple_node(graph->block())) {
     where = describe_node(n);
     prepare_quantized_graph(*before, out.tensor_names);

@@ -30,6 +30,18 @@ TensorType dims_unknown(TensorType t) {
 
 Subgraph::Input input_like(const Value* v) { return {dims_unknown(v->type()), v->is_sequence()}; }
 
+// Whether a loop body's result `v` is always its carried input `carried` itself: directly, refined
+// (prim::unchecked_cast), or chosen by a prim::If whose branches all give it.
+bool is_carried_unchanged(const torch::jit::Value* v, const torch::jit::Value* carried) {
+  if (v == carried) return true;
+  const torch::jit::Node* node = v->node();
+  if (node->kind() == c10::prim::unchecked_cast) return is_carried_unchanged(node->input(0), carried);
+  if (node->kind() != c10::prim::If) return false;
+  for (const torch::jit::Block* b : node->blocks())
+    if (!is_carried_unchanged(b->outputs()[v->offset()], carried)) return false;
+  return true;
+}
+
 }  // namespace
 
 Value* Converter::as_sequence(Value* v, DType element_hint) {
@@ -106,9 +118,12 @@ void Converter::convert_if(const torch::jit::Node* n) {
                                             static_cast<int>(num_outputs + written.size()));
   for (size_t i = 0; i < num_outputs; ++i) {
     if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
-    env_[n->outputs()[i]] = results[i];
+    env_[n->outputs()[i]] = with_complex_flag(n->outputs()[i], results[i], {});
   }
-  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_outputs + i]);
+  for (size_t i = 0; i < written.size(); ++i) {
+    static_cast<CoreValue*>(results[num_outputs + i])->set_complex(lookup(written[i])->is_complex());
+    rebind(written[i], results[num_outputs + i]);
+  }
 }
 
 void Converter::convert_loop(const torch::jit::Node* n) {
@@ -171,15 +186,24 @@ void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const tor
   Snapshot before = snapshot();
   std::vector<Value*> initial;
   std::vector<bool> placeholder(num_carried, false);
+  // A None the body carries unchanged has no ONNX form. TorchScript carries an Optional through a
+  // loop when the body only refines it (Emformer's `if s_cols_mask is not None` in its mask loop): it
+  // stays out of the ONNX Loop and the body reads None, which decides such tests.
+  // Carried value i is ONNX loop slot slot[i] (kNone for these).
+  constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  std::vector<size_t> slot(num_carried, kNone);
   for (size_t i = 0; i < num_carried; ++i) {
     Value* v = lookup(n->inputs()[2 + i]);
+    if (v->is_none() && is_carried_unchanged(body->outputs()[1 + i], body->inputs()[1 + i])) continue;
+    slot[i] = initial.size();
     if (uninitialized.count(v)) {  // never read before the body assigns it
       const DType dtype = onnx_dtype_of(n->inputs()[2 + i]);
       v = builder_.constant(Tensor::scalar_of(dtype == DType::Undefined ? DType::Float : dtype, 0));
-      placeholder[i] = true;
+      placeholder[slot[i]] = true;
     }
     initial.push_back(v->is_list() ? as_sequence(v, DType::Undefined) : v);
   }
+  const size_t num_slots = initial.size();  // carried values in the ONNX Loop; the written ones follow
   for (size_t i = 0; i < written.size(); ++i) {
     Value* v = lookup(written[i]);
     initial.push_back(v->is_list() ? as_sequence(v, element_dtypes[i]) : v);
@@ -189,20 +213,26 @@ void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const tor
   sg.inputs.push_back({TensorType{DType::Bool, std::vector<Dim>{}}, false});
   for (size_t i = 0; i < initial.size(); ++i) {
     sg.inputs.push_back(input_like(initial[i]));
-    if (i < num_carried && placeholder[i]) sg.inputs.back().type.shape.reset();  // any shape
+    if (i < num_slots && placeholder[i]) sg.inputs.back().type.shape.reset();  // any shape
   }
   sg.build = [&, this](Graph&, const std::vector<Value*>& in) {
     Snapshot saved = snapshot();
     static_cast<CoreValue*>(in[0])->set_scalar(true);
     env_[body->inputs()[0]] = in[0];
+    for (size_t i = 0; i < initial.size(); ++i) static_cast<CoreValue*>(in[2 + i])->set_complex(initial[i]->is_complex());
     for (size_t i = 0; i < num_carried; ++i) {
-      if (is_number_type(body->inputs()[1 + i]->type())) static_cast<CoreValue*>(in[2 + i])->set_scalar(true);
-      env_[body->inputs()[1 + i]] = in[2 + i];
+      if (slot[i] == kNone) {
+        env_[body->inputs()[1 + i]] = lookup(n->inputs()[2 + i]);
+        continue;
+      }
+      if (is_number_type(body->inputs()[1 + i]->type())) static_cast<CoreValue*>(in[2 + slot[i]])->set_scalar(true);
+      env_[body->inputs()[1 + i]] = in[2 + slot[i]];
     }
-    for (size_t i = 0; i < written.size(); ++i) rebind(written[i], in[2 + num_carried + i]);
+    for (size_t i = 0; i < written.size(); ++i) rebind(written[i], in[2 + num_slots + i]);
     convert_block(body);
     std::vector<Value*> outs{cast_to(lookup(body->outputs()[0]), DType::Bool)};
-    for (size_t i = 0; i < num_carried; ++i) outs.push_back(lookup(body->outputs()[1 + i]));
+    for (size_t i = 0; i < num_carried; ++i)
+      if (slot[i] != kNone) outs.push_back(lookup(body->outputs()[1 + i]));
     for (const auto* w : written) outs.push_back(lookup(w));
     for (size_t i = 1; i < outs.size(); ++i) {
       const Value* carried_in = in[i + 1];
@@ -221,11 +251,16 @@ void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const tor
     restore(std::move(before));
     return;
   }
+  for (size_t i = 0; i < initial.size(); ++i) static_cast<CoreValue*>(results[i])->set_complex(initial[i]->is_complex());
   for (size_t i = 0; i < num_carried; ++i) {
-    if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
-    env_[n->outputs()[i]] = results[i];
+    if (slot[i] == kNone) {
+      env_[n->outputs()[i]] = lookup(n->inputs()[2 + i]);
+      continue;
+    }
+    if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[slot[i]])->set_scalar(true);
+    env_[n->outputs()[i]] = results[slot[i]];
   }
-  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_carried + i]);
+  for (size_t i = 0; i < written.size(); ++i) rebind(written[i], results[num_slots + i]);
 }
 
 DType Converter::appended_dtype(const torch::jit::Block* block, const torch::jit::Value* list) const {
