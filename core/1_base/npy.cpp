@@ -27,13 +27,13 @@ std::optional<std::string> dict_value(const std::string& header, const std::stri
   return header.substr(start, end - start + (header[start] == '(' ? 1 : 0));
 }
 
-// .npy dtype descriptions of the types read (example inputs) and written; complex numbers are
-// only written (no model input takes them).
+// .npy dtype descriptions of the types read (example inputs) and written.
 const std::map<std::string, DType>& npy_types() {
   static const std::map<std::string, DType> types = {
       {"<f4", DType::Float}, {"<f8", DType::Double}, {"<f2", DType::Float16},
       {"<i8", DType::Int64}, {"<i4", DType::Int32},  {"<i2", DType::Int16},
       {"|i1", DType::Int8},  {"|u1", DType::UInt8},  {"|b1", DType::Bool},
+      {"<c8", DType::Complex64}, {"<c16", DType::Complex128},
   };
   return types;
 }
@@ -41,7 +41,7 @@ const std::map<std::string, DType>& npy_types() {
 }  // namespace
 
 void write_npy(const Tensor& t, std::ostream& out) {
-  std::string descr = t.dtype() == DType::Complex64 ? "<c8" : t.dtype() == DType::Complex128 ? "<c16" : "";
+  std::string descr;
   for (const auto& [d, type] : npy_types())
     if (type == t.dtype()) descr = d;
   if (descr.empty())

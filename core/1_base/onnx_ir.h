@@ -63,6 +63,7 @@ class CoreValue : public Value {
   void set_name(std::string n) { name_ = std::move(n); }
   void set_type(TensorType t) { type_ = std::move(t); }
   void set_scalar(bool s) { scalar_ = s; }
+  void set_complex(bool c) { complex_ = c; }
   void set_sequence(TensorType element_type) {
     kind_ = Kind::Sequence;
     type_ = std::move(element_type);

@@ -36,6 +36,8 @@ at::ScalarType scalar_type_of(DType t) {
     case DType::Int8: return at::kChar;
     case DType::UInt8: return at::kByte;
     case DType::Bool: return at::kBool;
+    case DType::Complex64: return at::kComplexFloat;
+    case DType::Complex128: return at::kComplexDouble;
     default: throw ExportError(std::string("no torch dtype for ") + dtype_name(t));
   }
 }

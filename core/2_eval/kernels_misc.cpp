@@ -351,7 +351,7 @@ at::Tensor signal_of(const KernelContext& ctx, const at::Tensor& x) {
 
 // A complex spectrum as ONNX's [..., 2] tensor of `type`.
 at::Tensor onnx_complex(const at::Tensor& spectrum, at::ScalarType type) {
-  return at::view_as_real(spectrum).to(type).contiguous();
+  return at::view_as_real(spectrum.resolve_conj()).to(type).contiguous();
 }
 
 // Whether to keep only the non-redundant half of a real signal's spectrum.

@@ -54,11 +54,12 @@ ModelInputs materialize(const onnx::GraphProto& graph, std::vector<InputSpec> sp
     const onnx::ValueInfoProto& info = *declared.at(spec.name);
     at::Tensor t = values[k].toTensor();
     if (info.type().has_tensor_type()) {
+      const at::Tensor onnx_value = as_onnx_input(t);  // a complex value is the real pair the graph takes
       const auto& tt = info.type().tensor_type();
-      bool fits = dtype_of(t.scalar_type()) == static_cast<DType>(tt.elem_type()) &&
-                  (!tt.has_shape() || tt.shape().dim_size() == t.dim());
+      bool fits = dtype_of(onnx_value.scalar_type()) == static_cast<DType>(tt.elem_type()) &&
+                  (!tt.has_shape() || tt.shape().dim_size() == onnx_value.dim());
       for (int i = 0; fits && tt.has_shape() && i < tt.shape().dim_size(); ++i)
-        if (tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != t.size(i)) fits = false;
+        if (tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != onnx_value.size(i)) fits = false;
       if (!fits)
         throw ConfigError("--input '" + spec.text() + "': input '" + spec.name + "' is " + declared_type_text(info) +
                               ", the value given is " + tensor_type_text(t),
@@ -78,6 +79,14 @@ ModelInputs materialize(const onnx::GraphProto& graph, std::vector<InputSpec> sp
 }
 
 }  // namespace
+
+at::Tensor as_onnx_input(const at::Tensor& t) { return t.is_complex() ? at::view_as_real(t.resolve_conj()) : t; }
+
+std::vector<at::Tensor> as_onnx_inputs(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> out;
+  for (const auto& t : tensors) out.push_back(as_onnx_input(t));
+  return out;
+}
 
 std::string tensor_type_text(const at::Tensor& t) {
   std::string s = dtype_name(dtype_of(t.scalar_type()));

@@ -18,6 +18,10 @@ struct ModelInputs {
   std::vector<std::string> described;  // "x: float32[1,3,224,224] from x.npy" / "... drawn (seed 0)"
 };
 
+// A complex tensor as the ONNX graph takes it: its real pair [..., 2] (torch.view_as_real).
+at::Tensor as_onnx_input(const at::Tensor& t);
+std::vector<at::Tensor> as_onnx_inputs(const std::vector<at::Tensor>& tensors);
+
 // `input_names`: the graph inputs initializers do not supply, in order. Throws ConfigError for a
 // spec naming no input, a dynamic input not given, or a value of the wrong dtype or shape.
 ModelInputs inputs_for_model(const onnx::GraphProto& graph, const std::vector<std::string>& input_names,

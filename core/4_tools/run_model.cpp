@@ -62,7 +62,8 @@ RunResult run_onnx_file(const std::string& path, const RunOptions& options, Expo
     const core::ModelInputs given =
         core::inputs_for_model(model.graph(), evaluator.input_names(), options.inputs, options.seed);
     result.inputs = given.described;
-    const std::vector<EvalValue> inputs(given.tensors.begin(), given.tensors.end());
+    const auto feeds = core::as_onnx_inputs(given.tensors);
+    const std::vector<EvalValue> inputs(feeds.begin(), feeds.end());
     const auto start = std::chrono::steady_clock::now();
     const auto outputs = evaluator.run(inputs);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -167,8 +167,9 @@ void compare_nodes(const std::string& model_path, const torch::jit::Module& modu
         std::string("intermediate values not compared: converting '") + model_path + "' again failed: " + e.what();
     return;
   }
-  result.nodes = core::compare_per_node(evaluator, model.graph(),
-                                        std::vector<EvalValue>(inputs.tensors.begin(), inputs.tensors.end()), reference,
+  const auto feeds = core::as_onnx_inputs(inputs.tensors);
+  result.nodes = core::compare_per_node(evaluator, model.graph(), std::vector<EvalValue>(feeds.begin(), feeds.end()),
+                                        reference,
                                         options.rtol, options.atol);
   if (result.nodes.empty()) {
     result.per_node_note = "intermediate values not compared: no value of '" + onnx_path +
@@ -213,7 +214,8 @@ SampleCheck check_sample(torch::jit::Module& module, const core::eval::ModelEval
                          const VerifyOptions& options, const std::string& onnx_path) {
   std::vector<EvalValue> expected;
   flatten_outputs(module.forward(forward_arguments(module, inputs.tensors)), sequence_outputs, expected);
-  const auto actual = evaluator.run(std::vector<EvalValue>(inputs.tensors.begin(), inputs.tensors.end()));
+  const auto feeds = core::as_onnx_inputs(inputs.tensors);
+  const auto actual = evaluator.run(std::vector<EvalValue>(feeds.begin(), feeds.end()));
   if (actual.size() < expected.size())
     throw ExportError("verify: the model returns " + std::to_string(expected.size()) + " tensors, '" + onnx_path +
                           "' has " + std::to_string(actual.size()) + " outputs",

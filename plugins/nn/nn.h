@@ -21,7 +21,6 @@ void add_upsample(Registrar& r);       // upsample_*, __interpolate, grid_sample
 void add_padding(Registrar& r);        // pad, constant_pad_nd, reflection/replication/circular pads
 void add_loss(Registrar& r);           // nll/cross-entropy/bce/kl_div/mse/l1/smooth_l1/huber losses
 void add_margin_loss(Registrar& r);    // multi_margin_loss, multilabel_margin_loss
-void add_stft(Registrar& r);           // stft (opset 17)
 void add_attention(Registrar& r);      // _native_multi_head_attention, _transformer_encoder_layer_fwd
 
 // Shared by the files above (common.cpp).

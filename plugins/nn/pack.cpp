@@ -14,6 +14,5 @@ ONNXPORT_OP_PACK(nn, "1.0.0") {
   onnxport::nn::add_padding(r);
   onnxport::nn::add_loss(r);
   onnxport::nn::add_margin_loss(r);
-  onnxport::nn::add_stft(r);
   onnxport::nn::add_attention(r);
 }

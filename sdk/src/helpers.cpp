@@ -293,6 +293,15 @@ Value* gather(Graph& g, Value* data, Value* indices, int64_t axis) {
   return g.op("Gather", {data, indices}, {{"axis_i", axis}});
 }
 
+std::pair<Value*, Value*> complex_parts(Graph& g, Value* z) {
+  return {gather(g, z, g.constant_int(0), -1), gather(g, z, g.constant_int(1), -1)};
+}
+
+Value* complex_from_parts(Graph& g, Value* re, Value* im) {
+  const int64_t last = re->rank() ? *re->rank() : -1;
+  return concat(g, {unsqueeze(g, re, {last}), unsqueeze(g, im, {last})}, -1);
+}
+
 Value* reduce(Graph& g, const std::string& op, Value* v, const std::vector<int64_t>& axes, bool keepdims) {
   const bool axes_as_input = g.opset() >= 18 || (op == "ReduceSum" && g.opset() >= 13);
   const auto ax = axes_for_opset(g, axes, v, 0, op);

@@ -16,6 +16,28 @@ case("conv2d_depthwise", ["_convolution"], [f32(1, 4, 6, 6)],
 case("conv2d_asymmetric", ["_convolution"], [f32(1, 2, 7, 9)],
      module=lambda: nn.Conv2d(2, 3, (3, 2), stride=(2, 1), padding=(1, 0)), **CONV_RTOL)
 case("conv1d", ["_convolution"], [f32(1, 2, 9)], module=lambda: nn.Conv1d(2, 3, 3, stride=2), **CONV_RTOL)
+
+
+def s_conv1d_groups_of_shape(x: torch.Tensor, w: torch.Tensor):
+    # torchaudio's compute_deltas: groups=specgram.shape[1] of a tensor reshaped with a size of its own
+    shape = x.size()
+    x = x.reshape(1, -1, shape[-1])
+    return F.conv1d(x, w, groups=x.shape[1])
+
+
+def s_conv1d_groups_counted(x: torch.Tensor, w: torch.Tensor):
+    # groups computed from values: a run-time number in the graph, but the only one the shapes allow
+    groups = int((x[0, :, 0] == x[0, :, 0]).sum())
+    return F.conv1d(x, w, groups=groups)
+
+
+case("conv1d_groups_of_shape", ["conv1d"], [f32(2, 3, 10), f32(6, 1, 3)], s_conv1d_groups_of_shape, script=True,
+     **CONV_RTOL)
+case("conv1d_groups_counted", ["conv1d"], [f32(2, 4, 9), f32(8, 1, 3)], s_conv1d_groups_counted, script=True,
+     **CONV_RTOL)
+# The channel count dynamic: groups is known only at run time, which ONNX Conv's group attribute cannot be.
+case("conv1d_groups_runtime", ["conv1d"], [f32(2, 3, 10), f32(6, 1, 3)], s_conv1d_groups_of_shape, script=True,
+     dynamic={0: [1]}, opsets=[], fails={13: "groups is computed at run time"})
 case("conv3d", ["_convolution"], [f32(1, 2, 4, 5, 4)], module=lambda: nn.Conv3d(2, 3, 2, padding=1), **CONV_RTOL)
 case("conv_transpose2d", ["_convolution"], [f32(1, 4, 5, 5)],
      module=lambda: nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1, groups=2), **CONV_RTOL)
@@ -420,10 +442,7 @@ case("stft", ["stft"], [f32(2, 64)],
          torch.stft(x[0], 8, center=True, pad_mode="constant", onesided=False, return_complex=False),
          torch.stft(x, 12, hop_length=3, return_complex=False, center=False)),
          hann=torch.hann_window(16), hann10=torch.hann_window(10)),
-     opsets=[17], fails={16: "supported from opset 17"}, atol=1e-4)
-case("stft_complex", ["stft"], [f32(2, 64)],
-     lambda x: torch.stft(x, 16, center=False, return_complex=True).abs(),
-     opsets=[], fails={17: "return_complex=True"})
+     since=11, atol=1e-4)
 
 # ---- nn: losses (explicit aten calls: F.*_loss add broadcast_tensors around them)
 

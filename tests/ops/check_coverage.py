@@ -10,6 +10,11 @@ Reads `ONNXPORT ops --json` (torch op, since-opset, pack) and the table, and che
   * the table names no op that nothing registers and no UNREACHABLE op is also exercised.
 onnxport_export_cases checks the other direction: a declared op really is converted.
 
+An op's entry for complex values (Registrar::add_complex, listed as "aten::X[complex]") is
+covered by rows that declare "X[complex]": their export must convert a node of aten::X through
+that entry (complex values flow through it), which onnxport_export_cases checks; a row declaring
+plain "X" covers only the real entry.
+
 Usage: /usr/bin/python3 check_coverage.py ONNXPORT [--plugin-dir DIR]...
 """
 import argparse
@@ -81,8 +86,12 @@ def main():
                 problems.append(f"{op} [{packs}] is listed in UNREACHABLE but exercised by {', '.join(rows[op])}")
             continue
         if not rows.get(op):
+            hint = ""
+            if op.endswith("[complex]") and rows.get(op[:-len("[complex]")]):
+                hint = (f"; rows declaring {op[:-len('[complex]')]} cover its real entry only: declare "
+                        f"{op.split('::', 1)[1]} in a row whose complex values flow through the op")
             problems.append(f"{op} [{packs}]: no row of tests/ops/op_cases.py exercises it "
-                            f"(registered since opset {', '.join(map(str, sorted(sinces)))})")
+                            f"(registered since opset {', '.join(map(str, sorted(sinces)))}){hint}")
             continue
         hit = {selected_entry(sinces, o) for o in opsets[op]}
         for since in sorted(sinces):
@@ -94,7 +103,9 @@ def main():
             problems.append(f"{op} [{packs}]: the mapping since opset {since} is never tested ({hint}; "
                             f"rows test opsets {sorted(opsets[op])})")
     for op in sorted(set(rows) - set(registry)):
-        problems.append(f"{op} is declared by {', '.join(rows[op])} but no op pack registers it")
+        hint = (f" (only {op}[complex], its entry for complex values: declare that)"
+                if op + "[complex]" in registry else "")
+        problems.append(f"{op} is declared by {', '.join(rows[op])} but no op pack registers it{hint}")
     for op in sorted(set(op_cases.UNREACHABLE) - set(registry)):
         problems.append(f"{op} is listed in UNREACHABLE but no op pack registers it: remove it")
 

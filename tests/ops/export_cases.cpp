@@ -10,6 +10,9 @@
 // fail with the declared text. One line per failed export; exit status 1 if any failed.
 // Models are .pt files (Exporter::export_file, or export_function for rows marked
 // via="function") or TorchScript IR text (.ir: built into a module here, export_module).
+// A declared op "aten::X[complex]" is the op's entry for complex values (Registrar::add_complex):
+// the export must have converted a node through that entry.
+#include <ATen/ATen.h>
 #include <torch/csrc/jit/ir/irparser.h>
 
 #include <nlohmann/json.hpp>
@@ -266,6 +269,11 @@ class CaseExporter {
     for (const auto& [name, axes] : c.dynamic_axes)
       for (int64_t axis : axes) options.dynamic_axes[name][axis] = name + "_dim" + std::to_string(axis);
     auto inputs = onnxport::make_example_inputs(options.inputs);
+    // A complex input is stored as its real pair [..., 2] (the ONNX model's input): the
+    // TorchScript model takes the complex tensor.
+    const json& entries = manifest.at("inputs");
+    for (size_t k = 0; k < inputs.size() && k < entries.size(); ++k)
+      if (entries[k].value("complex", false)) inputs[k] = at::view_as_complex(inputs[k].toTensor().contiguous());
     const fs::path model = c.manifest.parent_path() / manifest.at("model").get<std::string>();
     converted_.clear();
     fs::remove(onnx);

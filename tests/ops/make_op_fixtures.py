@@ -9,6 +9,11 @@ For every case ID this writes into OUT_DIR/cases:
 and then OUT_DIR/index.json, the list onnxport_export_cases reads: per case its manifest, the
 declared ops, the opsets, the expected failures and tolerances (written last: complete).
 
+Complex tensors are stored as their real pairs (torch.view_as_real: float[..., 2]), the form the
+exported model takes and gives them in; their manifest entries say "complex": true, and
+onnxport_export_cases turns such inputs back into complex tensors for the TorchScript model.
+A declared op "aten::X[complex]" (the op's entry for complex values) must appear as aten::X.
+
 Every declared op must appear in the case's TorchScript graph (a row that claims an op it does
 not contain is an error here), and the traced/scripted module must reproduce the eager outputs.
 
@@ -69,9 +74,24 @@ def fresh(inputs):
 def same(a, b):
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
-    if a.is_floating_point():
+    if a.is_floating_point() or a.is_complex():
         return torch.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True)
     return torch.equal(a, b)
+
+
+def graph_op(op):
+    """The node kind a declared op stands for: "aten::fft_rfft[complex]" is aten::fft_rfft."""
+    return op[:-len("[complex]")] if op.endswith("[complex]") else op
+
+
+def save_real_arrays(cases_dir, stem, tensors):
+    """save_arrays, complex tensors as their real pairs (entries marked "complex": true)."""
+    real = [torch.view_as_real(t.resolve_conj()) if t.is_complex() else t for t in tensors]
+    entries = save_arrays(cases_dir, stem, real)
+    for entry, t in zip(entries, tensors):
+        if t.is_complex():
+            entry["complex"] = True
+    return entries
 
 
 def run_ir(c, inputs):
@@ -119,15 +139,15 @@ def build_case(c, cases_dir):
     else:
         model_file = f"{c.id}.pt"
         expected, kinds = trace_or_script(c, inputs, os.path.join(cases_dir, model_file))
-    missing = [op for op in c.ops if op not in kinds]
+    missing = [op for op in c.ops if graph_op(op) not in kinds]
     if missing:
         raise CaseError(f"declares {', '.join(missing)} but its {c.mode} graph has only "
                         f"{', '.join(sorted(k for k in kinds if k != 'prim::Constant'))}")
     outputs = flatten(expected)
     for t in outputs:
-        if t.is_floating_point() and not torch.isfinite(t).all():
+        if (t.is_floating_point() or t.is_complex()) and not torch.isfinite(t).all():
             raise CaseError("eager outputs contain inf/nan; change the input range")
-    input_entries = save_arrays(cases_dir, f"{c.id}.in", inputs)
+    input_entries = save_real_arrays(cases_dir, f"{c.id}.in", inputs)
     for k, entry in enumerate(input_entries):
         entry["name"] = f"input{k}"
     manifest = {
@@ -135,7 +155,7 @@ def build_case(c, cases_dir):
         "seed": c.seed,
         "args": list(range(len(inputs))),
         "inputs": input_entries,
-        "outputs": save_arrays(cases_dir, f"{c.id}.out", outputs),
+        "outputs": save_real_arrays(cases_dir, f"{c.id}.out", outputs),
         "case": c.id,
         "mode": c.mode,
         "ops": list(c.ops),

@@ -38,7 +38,8 @@ from op_framework import CASES, DEFAULT_ATOL, DEFAULT_RTOL, EXPLICIT_OPSETS, OPS
 from op_framework import add_script_twins
 
 FAMILIES = ("prim", "elementwise", "aliases", "tensor", "nn", "rnn", "dynamic", "creation", "linalg", "mutation",
-            "packed", "quantized", "reduce", "script", "torchvision", "attention")
+            "packed", "quantized", "reduce", "script", "torchvision", "torchaudio", "attention",
+            "spectral_fft", "spectral_complex")
 
 
 def _load_families():

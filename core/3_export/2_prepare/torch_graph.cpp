@@ -40,6 +40,23 @@ TensorType tensor_type_of(const torch::jit::Value* v, bool keep_static_dims) {
   return out;
 }
 
+bool is_complex_dtype(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
+
+TensorType real_pair_type(TensorType t) {
+  if (!is_complex_dtype(t.dtype)) return t;
+  t.dtype = t.dtype == DType::Complex64 ? DType::Float : DType::Double;
+  if (t.shape) t.shape->push_back(Dim::fixed(2));
+  return t;
+}
+
+std::optional<bool> holds_complex_tensor(const torch::jit::Value* v) {
+  const auto tt = v->type()->cast<c10::TensorType>();
+  if (!tt) return false;
+  const auto st = tt->scalarType();
+  if (!st) return std::nullopt;
+  return c10::isComplexType(*st);
+}
+
 bool is_number_type(const c10::TypePtr& type) {
   const auto k = type->kind();
   return k == c10::TypeKind::IntType || k == c10::TypeKind::FloatType || k == c10::TypeKind::BoolType;

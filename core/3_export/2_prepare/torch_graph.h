@@ -4,6 +4,7 @@
 #include <torch/script.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +63,11 @@ std::vector<std::pair<const torch::jit::Value*, at::Tensor>> run_and_collect(
 TensorType tensor_type_of(const torch::jit::Value* v, bool keep_static_dims);
 // A TorchScript int, float or bool (a 0-d tensor in the ONNX graph).
 bool is_number_type(const c10::TypePtr& type);
+// Complex tensors are carried as real pairs (Value::is_complex): the pair's type of a complex type.
+bool is_complex_dtype(DType t);
+TensorType real_pair_type(TensorType complex);
+// Whether the traced or scripted type of `v` is a complex tensor; nullopt when its dtype is unknown.
+std::optional<bool> holds_complex_tensor(const torch::jit::Value* v);
 
 // "features.0" from the node's inlined call stack ("" if it has none).
 std::string module_path_of(const torch::jit::Node* node);

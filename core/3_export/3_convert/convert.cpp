@@ -1,5 +1,6 @@
 #include "3_export/3_convert/converter.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -28,7 +29,7 @@ class ConstantMapper {
   Value* map_attribute(const std::string& path, const c10::IValue& iv) {
     if (!iv.isTensor()) return map(iv);
     auto& cached = by_name_[path];
-    if (!cached) cached = builder_.add_parameter(path, borrow_tensor(iv.toTensor()));
+    if (!cached) cached = parameter(path, iv.toTensor());
     return cached;
   }
 
@@ -59,11 +60,20 @@ class ConstantMapper {
     // only part of the storage is a view of it (a chunk that constant propagation computed),
     // not the parameter.
     auto named = prepared_.tensor_names.find(t.data_ptr());
-    if (named == prepared_.tensor_names.end() || t.nbytes() != t.storage().nbytes())
-      return builder_.add_torch_constant(borrow_tensor(t), {});
+    if (named == prepared_.tensor_names.end() || t.nbytes() != t.storage().nbytes()) {
+      CoreValue* v = builder_.add_torch_constant(borrow_tensor(t.is_complex() ? at::view_as_real(t) : t), {});
+      v->set_complex(t.is_complex());
+      return v;
+    }
     auto& cached = by_name_[named->second];
-    if (!cached) cached = builder_.add_parameter(named->second, borrow_tensor(t));
+    if (!cached) cached = parameter(named->second, t);
     return cached;
+  }
+  // A complex tensor is stored as its real pair.
+  Value* parameter(const std::string& name, const at::Tensor& t) {
+    CoreValue* v = builder_.add_parameter(name, borrow_tensor(t.is_complex() ? at::view_as_real(t) : t));
+    v->set_complex(t.is_complex());
+    return v;
   }
   GraphBuilder& builder_;
   const PreparedGraph& prepared_;
@@ -114,10 +124,39 @@ std::string module_path_from_params(const torch::jit::Node* n, const PreparedGra
   return "";
 }
 
+// List and tuple plumbing: values go in and come out unchanged, complex or not.
+bool passes_values_through(const torch::jit::Node* n) {
+  static const std::set<c10::Symbol> kinds = {c10::prim::ListConstruct,  c10::prim::ListUnpack,
+                                              c10::prim::TupleConstruct, c10::prim::TupleUnpack,
+                                              c10::prim::TupleIndex,     c10::prim::DictConstruct,
+                                              c10::aten::append,         c10::aten::len};
+  if (kinds.count(n->kind())) return true;
+  return n->kind() == c10::aten::__getitem__ && n->input(0)->type()->kind() != c10::TypeKind::TensorType;
+}
+
+bool holds_complex(const Value* v) {
+  if (v->is_complex()) return true;
+  if (!v->is_list()) return false;
+  for (const Value* e : v->elements())
+    if (holds_complex(e)) return true;
+  return false;
+}
+
+// A node converted by a complex entry (Registrar::add_complex): it reads or makes a complex tensor.
+bool touches_complex(const torch::jit::Node* n, const std::vector<Value*>& args) {
+  if (passes_values_through(n)) return false;
+  for (const Value* v : args)
+    if (holds_complex(v)) return true;
+  for (const auto* out : n->outputs())
+    if (holds_complex_tensor(out).value_or(false)) return true;
+  return false;
+}
+
 // Where ONNX inference knew less than the trace (custom-domain ops, shapes computed at run
 // time), take the traced dtype/rank; dims stay unknown when dynamic axes are in play because
 // TorchNode types are then rank-only.
-void fill_missing_type(CoreValue& v, const TensorType& traced, OnnxModel& model) {
+void fill_missing_type(CoreValue& v, TensorType traced, OnnxModel& model) {
+  if (is_complex_dtype(traced.dtype)) traced = real_pair_type(traced);
   TensorType t = v.type();
   bool changed = false;
   if (t.dtype == DType::Undefined && traced.dtype != DType::Undefined) {
@@ -136,6 +175,11 @@ void fill_missing_type(CoreValue& v, const TensorType& traced, OnnxModel& model)
 TensorType input_type(const at::Tensor& t, const std::string& name, const ExportOptions& o) {
   TensorType type;
   type.dtype = dtype_of(t.scalar_type());
+  if (t.is_complex()) {  // its real pair
+    TensorType pair = input_type(at::view_as_real(t), name, o);
+    (*pair.shape).back() = Dim::fixed(2);
+    return pair;
+  }
   std::vector<Dim> dims;
   const auto axes = o.dynamic_axes.find(name);
   for (int64_t i = 0; i < t.dim(); ++i) {
@@ -247,6 +291,11 @@ ConvertStats Converter::run() {
     if (k >= prepared_.example_tensors.size())
       throw ConfigError("graph input " + std::to_string(k) + " ('" + in->debugName() + "') has no example tensor");
     env_[in] = builder_.add_input(name, input_type(prepared_.example_tensors[k], name, o));
+    if (prepared_.example_tensors[k].is_complex()) {
+      static_cast<CoreValue*>(env_[in])->set_complex(true);
+      stats_.warnings.push_back("input '" + name + "' is complex: the ONNX input is " + env_[in]->type().str() +
+                                ", its real and imaginary parts in the last dimension");
+    }
   }
   if (o.input_names.size() > graph.inputs().size() - first_input)
     throw ConfigError(std::to_string(o.input_names.size()) + " input names given (--input-names), the model has " +
@@ -273,10 +322,13 @@ ConvertStats Converter::run() {
       model_.outputs.push_back(GraphIO{name, flat[i]->type(), true});
       continue;
     }
+    if (flat[i]->is_complex())
+      stats_.warnings.push_back("output '" + name + "' is complex: written as " + flat[i]->type().str() +
+                                ", its real and imaginary parts in the last dimension (torch.view_as_real)");
     TensorType type = flat[i]->type();
     if (auto it = model_.value_types.find(name); it != model_.value_types.end()) type = from_type_proto(it->second);
     if (!type.shape && i < graph.outputs().size()) {  // e.g. merged from branches of different shapes
-      TensorType recorded = tensor_type_of(graph.outputs()[i], false);
+      TensorType recorded = real_pair_type(tensor_type_of(graph.outputs()[i], false));
       if (recorded.shape) type.shape = recorded.shape;
     }
     apply_dynamic_axes(type, name, o);
@@ -343,8 +395,9 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
   const ExportOptions& o = ctx_.options;
   const std::string kind = kind_of(n);
   const ResolvedOp& resolved = ctx_.resolution.of(n);
-  const RegistryEntry* entry = resolved.entry;
-  const bool fallback = resolved.fallback;
+  const bool complex = touches_complex(n, args);
+  const RegistryEntry* entry = complex ? complex_entry(n) : resolved.entry;
+  const bool fallback = !complex && resolved.fallback;
   if (!entry && !fallback)
     throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version), error_context(n));
   TorchNode view = view_of(n, static_dims_);
@@ -395,7 +448,38 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
     if (cv->is_tensor() && !cv->is_constant()) fill_missing_type(*cv, view.output_types[i], model_);
     if (view.output_is_scalar[i]) cv->set_scalar(true);
   }
+  if (!passes_values_through(n))
+    for (size_t i = 0; i < n->outputs().size(); ++i) outs[i] = with_complex_flag(n->outputs()[i], outs[i], args);
   return outs;
+}
+
+const RegistryEntry* Converter::complex_entry(const torch::jit::Node* n) {
+  const std::string kind = kind_of(n);
+  const std::string key = dispatch_key(n);
+  const RegistryEntry* entry = key != kind ? ctx_.resolution.helper(Registrar::complex_key(key)) : nullptr;
+  if (!entry) entry = ctx_.resolution.helper(Registrar::complex_key(kind));
+  if (entry) return entry;
+  const int opset = ctx_.options.opset_version;
+  ErrorContext ec = error_context(n);
+  const auto from = ctx_.resolution.registry().earliest_opset(Registrar::complex_key(kind));
+  ec.hint = from && *from > opset ? "raise --opset to " + std::to_string(*from) + " or later"
+                                  : "compute it on real tensors (torch.view_as_real) before the op; `onnxport ops` "
+                                    "lists the ops mapped for complex values as op[complex]";
+  throw UnsupportedOpError(kind + " on complex values has no mapping at opset " + std::to_string(opset) +
+                               (from && *from > opset ? " (supported from opset " + std::to_string(*from) + ")" : ""),
+                           ec);
+}
+
+Value* Converter::with_complex_flag(const torch::jit::Value* torch_value, Value* v, const std::vector<Value*>& args) {
+  if (!v->is_tensor()) return v;
+  const auto complex = holds_complex_tensor(torch_value);
+  if (!complex || v->is_complex() == *complex) return v;
+  // A value the symbolic handed on (view_as_real returns its input) keeps its own flag for its
+  // other readers: the output is a new value.
+  const bool handed_on = v->is_constant() || std::find(args.begin(), args.end(), v) != args.end();
+  if (handed_on) v = builder_.op("Identity", {v});
+  static_cast<CoreValue*>(v)->set_complex(*complex);
+  return v;
 }
 
 Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node* origin,

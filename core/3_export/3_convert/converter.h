@@ -92,6 +92,10 @@ class Converter {
  private:
   void convert_node(const torch::jit::Node* n);
   std::vector<Value*> run_symbolic(const torch::jit::Node* n, const std::vector<Value*>& args);
+  // The entry converting a node that reads or makes complex values; throws when there is none.
+  const RegistryEntry* complex_entry(const torch::jit::Node* n);
+  // `v` made for `torch_value`, marked complex (or not) as its TorchScript type says.
+  Value* with_complex_flag(const torch::jit::Value* torch_value, Value* v, const std::vector<Value*>& args);
   Value* refresh_view(const torch::jit::Value* v);
   Value* write_back(const torch::jit::Node* view, Value* base, Value* updated);
   void mark_views_stale(const torch::jit::Value* base);

@@ -113,6 +113,8 @@ Resolution resolve_ops(const torch::jit::Graph& graph, const Registry& registry,
       }
     }
     if (op.core || op.entry || op.fallback) return;
+    // Mapped for complex values only: the converter finds that entry when the node is complex.
+    if (registry.lookup(Registrar::complex_key(kind), options.opset_version)) return;
     MissingOp& m = missing[key];
     ++m.count;
     const std::string path = module_path_of(n);

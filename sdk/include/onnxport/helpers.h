@@ -14,6 +14,7 @@
 // Every function throws ArgumentError (naming what it needed) instead of building a wrong graph.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "onnxport/sdk.h"
@@ -74,6 +75,11 @@ Value* shape_of(Graph& g, Value* v);
 // Size of one dimension as a 0-d int64 tensor (1-d [1] with as_1d). A constant when static.
 Value* size(Graph& g, Value* v, int64_t dim, bool as_1d = false);
 Value* gather(Graph& g, Value* data, Value* indices, int64_t axis);
+
+// Complex values as real pairs (Value::is_complex): the real and the imaginary part of `z`
+// ([..., 2] -> two [...] tensors), and a pair made from two real tensors of one shape.
+std::pair<Value*, Value*> complex_parts(Graph& g, Value* z);
+Value* complex_from_parts(Graph& g, Value* re, Value* im);
 // Reduce over axes (empty: over all dims). op is "ReduceSum", "ReduceMean", "ReduceMax", ...
 Value* reduce(Graph& g, const std::string& op, Value* v, const std::vector<int64_t>& axes, bool keepdims);
 // Split along axis into pieces of the given sizes.

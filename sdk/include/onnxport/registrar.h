@@ -42,6 +42,21 @@ class Registrar {
   void add_override(const std::string& torch_op, int since_opset, F&& fn) {
     add_symbolic(torch_op, since_opset, wrap(std::forward<F>(fn)), true);
   }
+  // A symbolic for nodes that read or make complex values (Value::is_complex: real tensors with a
+  // trailing dimension of 2). A node with a complex input or output is converted only by such
+  // an entry; its complex outputs are marked complex by the host.
+  template <class F>
+  void add_complex(const std::string& torch_op, int since_opset, F&& fn) {
+    add_symbolic(complex_key(torch_op), since_opset, wrap(std::forward<F>(fn)), false);
+  }
+  // For ops that act on the real and the imaginary part alike (reshape, slice, cat, sum, ...):
+  // every symbolic this pack registered so far for these ops also converts complex values, by
+  // running once on the real parts and once on the imaginary parts. Every op named must have
+  // been registered by this pack.
+  void add_complex_componentwise(const std::vector<std::string>& torch_ops);
+  // The registry key of an op's complex entry: "aten::reshape[complex]".
+  static std::string complex_key(const std::string& torch_op) { return torch_op + "[complex]"; }
+
   void declare_domain(const std::string& domain, int version);
   // Optional: the ONNX schema of a custom-domain op the pack emits (see schema.h). The domain
   // must be declared by this pack. Validated here: a malformed schema fails the pack's load.

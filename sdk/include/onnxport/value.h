@@ -29,6 +29,10 @@ class Value {
   bool is_sequence() const { return kind_ == Kind::Sequence; }
   // A TorchScript number (int/float/bool) carried as a 0-d tensor of type().dtype.
   bool is_scalar() const { return scalar_; }
+  // A complex tensor carried as a real one with a trailing dimension of 2 (real, imaginary), ONNX's
+  // DFT layout: type() is that real tensor's. Only symbolics registered with
+  // Registrar::add_complex receive such values.
+  bool is_complex() const { return complex_; }
 
   bool is_constant() const { return !std::holds_alternative<std::monostate>(constant_); }
   const Constant& constant() const { return constant_; }
@@ -65,6 +69,7 @@ class Value {
   std::vector<Value*> elements_;
   TensorType type_;
   std::string name_;
+  bool complex_ = false;  // last: packs built before it keep reading the fields above
 };
 
 }  // namespace onnxport
