@@ -157,6 +157,9 @@ void add_complex_arithmetic(Registrar& r) {
       throw ArgumentError(n.kind + ": needs a real tensor whose last dimension is 2, got " + x->describe());
     return x;
   });
+  r.add_complex("aten::is_complex", 9, [](Graph& g, const TorchNode&, const Args&) {
+    return g.constant(Tensor::scalar_bool(true));
+  });
   r.add_complex("aten::real", 9, [](Graph& g, const TorchNode& n, const Args& a) { return complex_arg(g, n, a, 0).re; });
   r.add_complex("aten::imag", 9, [](Graph& g, const TorchNode& n, const Args& a) { return complex_arg(g, n, a, 0).im; });
   r.add_complex("aten::abs", 9, [](Graph& g, const TorchNode& n, const Args& a) {

@@ -65,8 +65,12 @@ std::vector<double> transposed(const std::vector<double>& m, int64_t rows, int64
 Value* channels_to_spectrum(Graph& g, Value* y, int64_t bins) {
   return transpose(g, reshape(g, y, std::vector<int64_t>{0, bins, 2, -1}), {0, 1, 3, 2});
 }
+// The frame count is taken from the spectrum, so a spectrum of another bin count than assumed
+// fails to reshape instead of being read wrongly.
 Value* spectrum_to_channels(Graph& g, Value* spectrum, int64_t bins) {
-  return reshape(g, transpose(g, spectrum, {0, 1, 3, 2}), std::vector<int64_t>{0, 2 * bins, -1});
+  Value* shape = shape_of(g, spectrum);
+  Value* target = concat(g, {slice(g, shape, {0}, {0}, {1}), g.constant_ints({2 * bins}), slice(g, shape, {0}, {2}, {3})}, 0);
+  return reshape(g, transpose(g, spectrum, {0, 1, 3, 2}), target);
 }
 
 // stft(self, n_fft, hop_length, win_length, window, [center, pad_mode,] normalized, onesided, return_complex)
@@ -118,25 +122,28 @@ Value* istft(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t win_length = a.is_none(3) ? n_fft : a.i(3);
   const bool center = a.is_none(5) || a.b(5);
   const bool normalized = !a.is_none(6) && a.b(6);
-  const auto length = a.opt_i(8);
+  // `length` may be computed at run time (PitchShift's resampled length): a 1-d int64 then.
+  const auto length = a.is_none(8) ? std::nullopt : a.at(8)->maybe_int();
+  Value* length_1d = a.is_none(8) ? nullptr : length ? g.constant_ints({*length}) : reshape(g, cast(g, a.tensor(8), DType::Int64), std::vector<int64_t>{1});
   if (a.size() > 9 && !a.is_none(9) && a.b(9))
     throw ArgumentError(n.kind + ": return_complex=True (a complex signal) is not supported; onnxport inverts "
                         "onesided spectra of real signals");
   const bool unbatched = spectrum->rank() == std::optional<int64_t>(3);
   if (unbatched) spectrum = unsqueeze(g, spectrum, {0});
-  const auto bins = static_dim(spectrum, 1);
-  if (!bins) throw ArgumentError(n.kind + ": needs the number of frequency bins known at export time, got " + spectrum->describe());
-  const bool onesided = a.is_none(7) ? *bins != n_fft : a.b(7);
-  if (!onesided || *bins != n_fft / 2 + 1)
+  // A bin count unknown at export time is taken to be onesided's (a spectrum of another count
+  // fails to reshape at run time).
+  const auto bins = static_dim(spectrum, 1).value_or(n_fft / 2 + 1);
+  const bool onesided = a.is_none(7) ? bins != n_fft : a.b(7);
+  if (!onesided || bins != n_fft / 2 + 1)
     throw ArgumentError(n.kind + ": onnxport inverts onesided spectra (n_fft/2+1 = " + std::to_string(n_fft / 2 + 1) +
-                        " bins), got " + std::to_string(*bins) + " bins" + (onesided ? "" : " with onesided=False"));
+                        " bins), got " + std::to_string(bins) + " bins" + (onesided ? "" : " with onesided=False"));
   const DType dtype = spectrum->dtype();
   const auto w = window_values(n, a.optional_tensor(4), n_fft, win_length);
   const double scale = (normalized ? std::sqrt(static_cast<double>(n_fft)) : 1.0) / static_cast<double>(n_fft);
   const Attrs conv{{"strides_i", std::vector<int64_t>{hop}}, {"kernel_shape_i", std::vector<int64_t>{n_fft}}};
   Value* y = g.op("ConvTranspose",
-                  {spectrum_to_channels(g, spectrum, *bins),
-                   g.constant(kernels(dtype, 2 * *bins, n_fft, inverse_onesided_basis(n_fft, scale, &w)))},
+                  {spectrum_to_channels(g, spectrum, bins),
+                   g.constant(kernels(dtype, 2 * bins, n_fft, inverse_onesided_basis(n_fft, scale, &w)))},
                   conv);
   // The squared window overlap-added over as many frames.
   std::vector<double> squared(w.size());
@@ -146,12 +153,14 @@ Value* istft(Graph& g, const TorchNode& n, const Args& a) {
                      {{"value_t", real_tensor(dtype, {1}, {1.0})}});
   Value* envelope = g.op("ConvTranspose", {ones, g.constant(kernels(dtype, 1, n_fft, squared))}, conv);
   const int64_t start = center ? n_fft / 2 : 0;
-  const int64_t end = length ? start + *length : center ? -(n_fft / 2) : std::numeric_limits<int64_t>::max();
-  y = g.op("Div", {slice(g, y, {2}, {start}, {end}), slice(g, envelope, {2}, {start}, {end})});
+  Value* end = length_1d ? g.op("Add", {length_1d, g.constant_ints({start})})
+                         : g.constant_ints({center ? -(n_fft / 2) : std::numeric_limits<int64_t>::max()});
+  auto trimmed = [&](Value* v) { return slice(g, v, g.constant_ints({start}), end, g.constant_ints({2}), nullptr); };
+  y = g.op("Div", {trimmed(y), trimmed(envelope)});
   y = squeeze(g, y, {1});
-  if (length) {  // a signal shorter than asked for is padded with zeros
+  if (length_1d) {  // a signal shorter than asked for is padded with zeros
     Value* have = slice(g, shape_of(g, y), {0}, {1}, {2});
-    Value* missing = g.op("Sub", {g.constant_ints({*length}), have});
+    Value* missing = g.op("Sub", {length_1d, have});
     missing = g.op("Where", {g.op("Less", {missing, g.constant_ints({0})}), g.constant_ints({0}), missing});
     y = g.op("Pad", {y, concat(g, {g.constant_ints({0, 0, 0}), missing}, 0)});
   }

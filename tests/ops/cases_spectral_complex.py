@@ -101,3 +101,15 @@ case("istft_c", ["istft" + C], [f32(2, 64)],
      since=11, rtol=1e-3, atol=1e-4)
 case("istft_unbatched_c", ["istft" + C], [c64(9, 7)],
      lambda z: torch.istft(z, 16, 4, center=False, normalized=True), since=11, rtol=1e-3, atol=1e-4)
+case("istft_length_runtime_c", ["istft" + C], [f32(2, 64)],
+     lambda x: torch.istft(stft_c(x), 16, 4, window=WINDOW, length=x.shape[1] - 3), since=11, dynamic={0: [1]},
+     rtol=1e-3, atol=1e-4)
+def s_is_complex(x: torch.Tensor) -> torch.Tensor:
+    z = torch.view_as_complex(x)
+    k = 1
+    if z.is_complex():
+        k = 2
+    return torch.view_as_real(z * k)
+
+
+case("is_complex_c", ["is_complex" + C, "view_as_complex" + C], [f32(2, 3, 2)], s_is_complex, script=True)

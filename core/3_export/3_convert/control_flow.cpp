@@ -18,7 +18,7 @@ DType onnx_dtype_of(const torch::jit::Value* v) {
   if (k == c10::TypeKind::IntType) return DType::Int64;
   if (k == c10::TypeKind::FloatType) return DType::Float;
   if (k == c10::TypeKind::BoolType) return DType::Bool;
-  return tensor_type_of(v, false).dtype;
+  return real_pair_type(tensor_type_of(v, false)).dtype;  // a complex value is its real pair
 }
 
 // Loop-carried and branch values may change size: keep dtype and rank.
@@ -42,7 +42,57 @@ bool is_carried_unchanged(const torch::jit::Value* v, const torch::jit::Value* c
   return true;
 }
 
+// Whether `v` is a list one of whose elements is a list or a sequence: ONNX has no sequence of
+// sequences, so a loop indexing it cannot become an ONNX Loop.
+bool holds_lists(const Value* v) {
+  if (!v->is_list()) return false;
+  for (const Value* e : v->elements())
+    if (e->is_list() || e->is_sequence()) return true;
+  return false;
+}
+
+// The loop's constant condition of continuing, when its body gives one (a for loop).
+bool continues_always(const torch::jit::Block* body) {
+  const auto cond = torch::jit::toIValue(body->outputs()[0]);
+  return cond && cond->isBool() && cond->toBool();
+}
+
 }  // namespace
+
+std::optional<int64_t> Converter::unrollable_trip_count(const torch::jit::Node* n) {
+  constexpr int64_t kMaxUnrolled = 64;
+  const auto trips = lookup(n->inputs()[0])->maybe_int();
+  const auto start = lookup(n->inputs()[1])->maybe_bool();
+  const auto* body = n->blocks()[0];
+  if (!trips || *trips > kMaxUnrolled || !start || !*start || !continues_always(body)) return std::nullopt;
+  bool reads_nested_list = false;
+  std::function<void(const torch::jit::Block*)> visit = [&](const torch::jit::Block* b) {
+    for (const auto* inner : b->nodes()) {
+      for (const auto* sub : inner->blocks()) visit(sub);
+      for (const auto* in : inner->inputs())
+        if (env_.count(in) && holds_lists(env_.at(in))) reads_nested_list = true;  // outer values only: the body is not converted yet
+    }
+  };
+  visit(body);
+  return reads_nested_list ? trips : std::nullopt;
+}
+
+// The body converted once per iteration in the enclosing graph, the iteration a constant.
+void Converter::unroll_loop(const torch::jit::Node* n, int64_t trips) {
+  const auto* body = n->blocks()[0];
+  const size_t num_carried = n->outputs().size();
+  std::vector<Value*> carried;
+  for (size_t i = 0; i < num_carried; ++i) carried.push_back(lookup(n->inputs()[2 + i]));
+  for (int64_t iteration = 0; iteration < trips; ++iteration) {
+    CoreValue* index = builder_.add_torch_constant(iteration, {});
+    index->set_scalar(true);
+    env_[body->inputs()[0]] = index;
+    for (size_t i = 0; i < num_carried; ++i) env_[body->inputs()[1 + i]] = carried[i];
+    convert_block(body);
+    for (size_t i = 0; i < num_carried; ++i) carried[i] = lookup(body->outputs()[1 + i]);
+  }
+  for (size_t i = 0; i < num_carried; ++i) env_[n->outputs()[i]] = carried[i];
+}
 
 Value* Converter::as_sequence(Value* v, DType element_hint) {
   if (v->is_sequence()) return v;
@@ -85,6 +135,7 @@ void Converter::convert_if(const torch::jit::Node* n) {
     const Value* current = lookup(w);
     out_dtypes.push_back(current->is_tensor() ? current->dtype() : DType::Undefined);
   }
+  std::vector<bool> complex_in_branch(out_dtypes.size(), false);  // for outputs of unrecorded dtype
   auto branch = [&, this](const torch::jit::Block* block) {
     return [&, block, this](Graph&, const std::vector<Value*>&) {
       Snapshot saved = snapshot();
@@ -92,6 +143,7 @@ void Converter::convert_if(const torch::jit::Node* n) {
       std::vector<Value*> outs;
       for (const auto* out : block->outputs()) outs.push_back(lookup(out));
       for (const auto* w : written) outs.push_back(lookup(w));
+      for (size_t i = 0; i < outs.size(); ++i) complex_in_branch[i] = complex_in_branch[i] || outs[i]->is_complex();
       for (size_t i = 0; i < outs.size(); ++i) {
         Value*& v = outs[i];
         if (uninitialized.count(v)) {
@@ -118,10 +170,12 @@ void Converter::convert_if(const torch::jit::Node* n) {
                                             static_cast<int>(num_outputs + written.size()));
   for (size_t i = 0; i < num_outputs; ++i) {
     if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
-    env_[n->outputs()[i]] = with_complex_flag(n->outputs()[i], results[i], {});
+    static_cast<CoreValue*>(results[i])
+        ->set_complex(holds_complex_tensor(n->outputs()[i]).value_or(complex_in_branch[i]));
+    env_[n->outputs()[i]] = results[i];
   }
   for (size_t i = 0; i < written.size(); ++i) {
-    static_cast<CoreValue*>(results[num_outputs + i])->set_complex(lookup(written[i])->is_complex());
+    static_cast<CoreValue*>(results[num_outputs + i])->set_complex(complex_in_branch[num_outputs + i]);
     rebind(written[i], results[num_outputs + i]);
   }
 }
@@ -133,6 +187,7 @@ void Converter::convert_loop(const torch::jit::Node* n) {
   const auto* body = n->blocks()[0];
   const auto written = written_outer_values(n);
   if (n->outputs().empty() && written.empty()) return;  // only checks and raises: nothing ONNX can keep
+  if (auto trips = unrollable_trip_count(n)) return unroll_loop(n, *trips);
 
   Value* trip_count = lookup(n->inputs()[0]);
   if (trip_count->maybe_int() == std::numeric_limits<int64_t>::max()) trip_count = nullptr;  // a while loop

@@ -84,6 +84,10 @@ class Converter {
   // control_flow.cpp
   void convert_if(const torch::jit::Node* n);
   void convert_loop(const torch::jit::Node* n);
+  // A for loop over a list of lists (ONNX has no sequence of sequences) with a constant trip count
+  // is unrolled: its count, or nullopt.
+  std::optional<int64_t> unrollable_trip_count(const torch::jit::Node* n);
+  void unroll_loop(const torch::jit::Node* n, int64_t trips);
   void loop_pass(const torch::jit::Node* n, const std::vector<const torch::jit::Value*>& written,
                  const std::vector<DType>& element_dtypes, Value* trip_count, Value* start_cond, bool dry_run);
   Value* as_sequence(Value* v, DType element_hint);
@@ -99,6 +103,7 @@ class Converter {
   Value* refresh_view(const torch::jit::Value* v);
   Value* write_back(const torch::jit::Node* view, Value* base, Value* updated);
   void mark_views_stale(const torch::jit::Value* base);
+  void refresh_containers(const torch::jit::Value* list);
 
   const PreparedGraph& prepared_;
   const ConvertContext& ctx_;
@@ -116,6 +121,8 @@ class Converter {
       view_parent_;
   std::unordered_map<const torch::jit::Value*, std::vector<const torch::jit::Value*>> view_children_;
   std::unordered_set<const torch::jit::Value*> stale_;  // views whose base changed since they were made
+  // list -> the lists and tuples built from it (prim::ListConstruct of lists), which hold it
+  std::unordered_map<const torch::jit::Value*, std::vector<const torch::jit::Value*>> containers_;
 };
 
 }  // namespace onnxport::core

@@ -86,6 +86,9 @@ bool is_identity_alias(const torch::jit::Node* view) {
 void Converter::analyze_aliases(const torch::jit::Block* block) {
   for (const auto* n : block->nodes()) {
     for (const auto* b : n->blocks()) analyze_aliases(b);
+    if (n->kind() == c10::prim::ListConstruct || n->kind() == c10::prim::TupleConstruct)
+      for (const auto* in : n->inputs())
+        if (in->type()->kind() == c10::TypeKind::ListType) containers_[in].push_back(n->output());
     if (n->outputs().empty() || !n->blocks().empty()) continue;
     const AliasInfo info = alias_info_of(n);
     if (!info.output_aliases_input) continue;
@@ -135,6 +138,7 @@ void Converter::rebind(const torch::jit::Value* v, Value* updated) {
     updated = cast_to(updated, before->dtype());  // x.add_(y) keeps x's dtype
   env_[v] = updated;
   stale_.erase(v);
+  refresh_containers(v);
   auto parent = view_parent_.find(v);
   if (parent == view_parent_.end()) {
     mark_views_stale(v);
@@ -146,6 +150,20 @@ void Converter::rebind(const torch::jit::Value* v, Value* updated) {
   rebind(base, new_base);
   // The recursive call marked every view of the root stale, `v`'s own views included; `v` is current.
   stale_.erase(v);
+}
+
+// `groups = [a, b]` holds the lists a and b themselves: once a is appended to, groups holds the
+// new a (the list values of the conversion are snapshots, rebuilt here).
+void Converter::refresh_containers(const torch::jit::Value* list) {
+  auto found = containers_.find(list);
+  if (found == containers_.end()) return;
+  for (const auto* container : found->second) {
+    if (!env_.count(container)) continue;
+    std::vector<Value*> items;
+    for (const auto* in : container->node()->inputs()) items.push_back(lookup(in));
+    env_[container] = builder_.own(CoreValue::make_list_value(items));
+    refresh_containers(container);
+  }
 }
 
 void Converter::mark_views_stale(const torch::jit::Value* base) {
