@@ -121,6 +121,16 @@ case("tensor", ["tensor"], [f32(2, 3)], s_tensor, script=True)
 case("tensor_dynamic", ["tensor"], [f32(2, 3)], s_tensor, script=True, dynamic=DYN2)
 
 
+def s_tensor_constant_lists(x: Tensor):
+    # constant lists of numbers with a dtype known only from x: torchaudio's loudness weights
+    w = torch.tensor([1.0, 1.0, 1.41], dtype=x.dtype)
+    m = torch.tensor([[1, 2, 3], [4, 5, 6]], dtype=x.dtype)
+    return w[: x.size(1)] * x, m + x
+
+
+case("tensor_constant_lists", ["tensor"], [f32(2, 3)], s_tensor_constant_lists, script=True)
+
+
 def s_as_tensor(x: Tensor):
     return torch.as_tensor(x, dtype=torch.float64), torch.as_tensor([x.size(0), 2]), torch.as_tensor(x)
 

@@ -42,14 +42,9 @@ bool is_carried_unchanged(const torch::jit::Value* v, const torch::jit::Value* c
   return true;
 }
 
-// Whether `v` is a list one of whose elements is a list or a sequence: ONNX has no sequence of
-// sequences, so a loop indexing it cannot become an ONNX Loop.
-bool holds_lists(const Value* v) {
-  if (!v->is_list()) return false;
-  for (const Value* e : v->elements())
-    if (e->is_list() || e->is_sequence()) return true;
-  return false;
-}
+// Whether `v` is a list known element by element. A loop reading one would make it an ONNX
+// sequence, whose elements lose their shapes (and a list of lists has no ONNX form at all).
+bool known_list(const Value* v) { return v->is_list() && !v->elements().empty(); }
 
 // The loop's constant condition of continuing, when its body gives one (a for loop).
 bool continues_always(const torch::jit::Block* body) {
@@ -65,16 +60,16 @@ std::optional<int64_t> Converter::unrollable_trip_count(const torch::jit::Node* 
   const auto start = lookup(n->inputs()[1])->maybe_bool();
   const auto* body = n->blocks()[0];
   if (!trips || *trips > kMaxUnrolled || !start || !*start || !continues_always(body)) return std::nullopt;
-  bool reads_nested_list = false;
+  bool reads_known_list = false;
   std::function<void(const torch::jit::Block*)> visit = [&](const torch::jit::Block* b) {
     for (const auto* inner : b->nodes()) {
       for (const auto* sub : inner->blocks()) visit(sub);
       for (const auto* in : inner->inputs())
-        if (env_.count(in) && holds_lists(env_.at(in))) reads_nested_list = true;  // outer values only: the body is not converted yet
+        if (env_.count(in) && known_list(env_.at(in))) reads_known_list = true;  // outer values only: the body is not converted yet
     }
   };
   visit(body);
-  return reads_nested_list ? trips : std::nullopt;
+  return reads_known_list ? trips : std::nullopt;
 }
 
 // The body converted once per iteration in the enclosing graph, the iteration a constant.

@@ -84,8 +84,8 @@ class Converter {
   // control_flow.cpp
   void convert_if(const torch::jit::Node* n);
   void convert_loop(const torch::jit::Node* n);
-  // A for loop over a list of lists (ONNX has no sequence of sequences) with a constant trip count
-  // is unrolled: its count, or nullopt.
+  // A for loop with a constant trip count that reads a list known element by element (a list of
+  // lists has no ONNX form; a sequence loses its elements' shapes) is unrolled: its count, or nullopt.
   std::optional<int64_t> unrollable_trip_count(const torch::jit::Node* n);
   void unroll_loop(const torch::jit::Node* n, int64_t trips);
   void loop_pass(const torch::jit::Node* n, const std::vector<const torch::jit::Value*>& written,
