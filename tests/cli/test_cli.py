@@ -629,6 +629,40 @@ class CliTest(unittest.TestCase):
         ok, log = ort_matches(out, "nms")
         self.assertTrue(ok, log)
 
+    def test_complex_input_and_output_are_real_pairs(self):
+        # A complex .npy input and a complex output travel as real pairs [..., 2]: the warning and
+        # the report say so, ONNX Runtime matches torch.view_as_real, verify compares the pair; an
+        # op with no mapping for complex values is refused naming the op, and nothing is written.
+        class Rotate(torch.nn.Module):
+            def forward(self, z):
+                return z * torch.polar(torch.ones_like(z.real), z.imag) + 0.5
+
+        class Sine(torch.nn.Module):
+            def forward(self, z):
+                return torch.sin(z)
+
+        torch.manual_seed(5)
+        z = torch.randn(3, 4, dtype=torch.complex64)
+        torch.jit.trace(Rotate(), z).save(path("rotate.pt"))
+        torch.jit.trace(Sine(), z).save(path("sine_c.pt"))
+        np.save(path("z.npy"), z.numpy())
+        save_npy_manifest("rotate", [torch.view_as_real(z)], [torch.view_as_real(Rotate()(z))])
+        out, report = path("rotate.onnx"), path("rotate.report.json")
+        r = run("export", path("rotate.pt"), "-o", out, "--input", "z=" + path("z.npy"), "--report", report)
+        self.assertIn("input 'z' is complex: the ONNX input is float32[3,4,2]", r.stderr)
+        self.assertIn("output 'output_0' is complex: written as float32[3,4,2]", r.stderr)
+        with open(report) as f:
+            self.assertTrue(any("is complex" in w for w in json.load(f)["warnings"]))
+        ok, log = ort_matches(out, "rotate")
+        self.assertTrue(ok, log)
+        v = run("verify", path("rotate.pt"), out, "--input", "z=" + path("z.npy"))
+        self.assertIn("verify: ok", v.stdout + v.stderr)
+        bad = path("sine_c.onnx")
+        r = run("export", path("sine_c.pt"), "-o", bad, "--input", "z=" + path("z.npy"), ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("aten::sin on complex values has no mapping at opset 17", r.stderr)
+        self.assertFalse(os.path.exists(bad))
+
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)

@@ -44,8 +44,8 @@ std::vector<torch::jit::IValue> make_example_inputs(const std::vector<InputSpec>
     }
     check_fits_in_memory(spec);
     auto opts = at::TensorOptions().dtype(core::scalar_type_of(spec.dtype));
-    if (is_floating(spec.dtype)) {
-      out.emplace_back(at::randn(spec.shape, gen, opts));
+    if (is_floating(spec.dtype) || spec.dtype == DType::Complex64 || spec.dtype == DType::Complex128) {
+      out.emplace_back(at::randn(spec.shape, gen, opts));  // complex: real and imaginary parts standard normal
     } else if (spec.dtype == DType::Bool) {
       out.emplace_back(at::randint(0, 2, spec.shape, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool));
     } else {
