@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DONNXPORT_BUILD_CORE=ON -DONNXPORT_BUILD_TESTS=ON -DONNXPORT_BUILD_SAMPLES=ON \
-  -DONNXPORT_PACK_FAMILIES="prim;elementwise;tensor;nn;rnn;creation;quantized;reduce;linalg;torchvision" "$@"
+  -DONNXPORT_PACK_FAMILIES="prim;elementwise;tensor;nn;rnn;creation;quantized;reduce;linalg;spectral;torchvision" "$@"
 cmake --build build -j2
