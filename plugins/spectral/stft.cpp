@@ -68,8 +68,7 @@ Value* channels_to_spectrum(Graph& g, Value* y, int64_t bins) {
 // The frame count is taken from the spectrum, so a spectrum of another bin count than assumed
 // fails to reshape instead of being read wrongly.
 Value* spectrum_to_channels(Graph& g, Value* spectrum, int64_t bins) {
-  Value* shape = shape_of(g, spectrum);
-  Value* target = concat(g, {slice(g, shape, {0}, {0}, {1}), g.constant_ints({2 * bins}), slice(g, shape, {0}, {2}, {3})}, 0);
+  Value* target = concat(g, {size(g, spectrum, 0, true), g.constant_ints({2 * bins}), size(g, spectrum, 2, true)}, 0);
   return reshape(g, transpose(g, spectrum, {0, 1, 3, 2}), target);
 }
 
@@ -148,7 +147,7 @@ Value* istft(Graph& g, const TorchNode& n, const Args& a) {
   // The squared window overlap-added over as many frames.
   std::vector<double> squared(w.size());
   for (size_t i = 0; i < w.size(); ++i) squared[i] = w[i] * w[i];
-  Value* frames = slice(g, shape_of(g, spectrum), {0}, {2}, {3});
+  Value* frames = size(g, spectrum, 2, true);
   Value* ones = g.op("ConstantOfShape", {concat(g, {g.constant_ints({1, 1}), frames}, 0)},
                      {{"value_t", real_tensor(dtype, {1}, {1.0})}});
   Value* envelope = g.op("ConvTranspose", {ones, g.constant(kernels(dtype, 1, n_fft, squared))}, conv);
@@ -159,7 +158,7 @@ Value* istft(Graph& g, const TorchNode& n, const Args& a) {
   y = g.op("Div", {trimmed(y), trimmed(envelope)});
   y = squeeze(g, y, {1});
   if (length_1d) {  // a signal shorter than asked for is padded with zeros
-    Value* have = slice(g, shape_of(g, y), {0}, {1}, {2});
+    Value* have = size(g, y, 1, true);
     Value* missing = g.op("Sub", {length_1d, have});
     missing = g.op("Where", {g.op("Less", {missing, g.constant_ints({0})}), g.constant_ints({0}), missing});
     y = g.op("Pad", {y, concat(g, {g.constant_ints({0, 0, 0}), missing}, 0)});
