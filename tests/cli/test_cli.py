@@ -663,6 +663,39 @@ class CliTest(unittest.TestCase):
         self.assertIn("aten::sin on complex values has no mapping at opset 17", r.stderr)
         self.assertFalse(os.path.exists(bad))
 
+    def test_value_none_on_one_path_runs_both_paths(self):
+        # Emformer's padding mask: None for a batch of one, a mask otherwise, decided at run time
+        # with a dynamic batch. The exported file takes the None path at batch 1 and the mask path
+        # at batch 3 as torch does. A reader other than a None test or a guarded use is refused.
+        class PaddingMask(torch.nn.Module):
+            def forward(self, x):
+                mask = None if x.size(0) == 1 else x > 0
+                if mask is not None:
+                    x = x.masked_fill(mask, -1.0)
+                return x * 2.0, torch.tensor(mask is None)
+
+        class OptionalWeight(torch.nn.Module):
+            def forward(self, x):
+                w = None if x.size(0) == 1 else x[0]
+                return torch.nn.functional.layer_norm(x, [4], w)
+
+        torch.jit.script(PaddingMask()).save(path("padmask.pt"))
+        out = path("padmask.onnx")
+        run("export", path("padmask.pt"), "-o", out, "--mode", "script", "--input", "x:2x4", "--dynamic-axes",
+            "x:0=batch")
+        torch.manual_seed(6)
+        for k, x in enumerate((torch.randn(1, 4), torch.randn(3, 4))):
+            save_npy_manifest(f"padmask{k}", [x], list(PaddingMask()(x)))
+            ok, log = ort_matches(out, f"padmask{k}")
+            self.assertTrue(ok, log)
+        torch.jit.script(OptionalWeight()).save(path("optweight.pt"))
+        bad = path("optweight.onnx")
+        r = run("export", path("optweight.pt"), "-o", bad, "--mode", "script", "--input", "x:2x4", "--dynamic-axes",
+                "x:0=batch", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("aten::layer_norm reads 'w', a value that is None on some paths", r.stderr)
+        self.assertFalse(os.path.exists(bad))
+
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)

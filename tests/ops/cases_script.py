@@ -83,6 +83,69 @@ def s_checks(x: Tensor):
     return y + big - small
 
 
+def _none_if_positive(x: Tensor) -> Optional[Tensor]:
+    if bool(x.sum() > 0):                    # None in the then branch
+        m = None
+    else:
+        m = x < x.mean()
+    return m
+
+
+def _mask_unless_positive(x: Tensor) -> Optional[Tensor]:
+    if bool(x.sum() <= 0):                   # None in the else branch
+        m = x > x.mean()
+    else:
+        m = None
+    return m
+
+
+def _nested_optional(x: Tensor) -> Optional[Tensor]:
+    if bool(x.max() > 0):                    # an Optional made by an inner If
+        if bool(x.sum() > 0):
+            m = None
+        else:
+            m = x > 0
+    else:
+        m = x < -1.0
+    return m
+
+
+def _fill_if_present(v: Tensor, m: Optional[Tensor]) -> List[Tensor]:
+    if m is not None:
+        v = v.masked_fill(m, 0.0)
+    return [v, torch.tensor(m is None)]
+
+
+def s_optional_from_branch(x: Tensor):
+    # Which branch runs depends on the data: one call takes each path. The Optional travels as a
+    # tensor plus a presence flag, read only through the None tests and the uses they guard.
+    pos, neg = x.abs() + 0.1, -x.abs() - 0.1
+    return (_fill_if_present(pos, _none_if_positive(pos)) + _fill_if_present(neg, _none_if_positive(neg)) +
+            _fill_if_present(pos, _mask_unless_positive(pos)) + _fill_if_present(neg, _mask_unless_positive(neg)) +
+            _fill_if_present(pos, _nested_optional(pos)) + _fill_if_present(neg, _nested_optional(neg)))
+
+
+def s_optional_by_batch(x: Tensor):
+    # Emformer's padding mask: None for a batch of one, known only at run time with a dynamic batch.
+    mask = None if x.size(0) == 1 else x > 0
+    if mask is not None:
+        x = x.masked_fill(mask, -1.0)
+    return x * 2.0
+
+
+def s_uninitialized_each_branch(y: Optional[Tensor]):
+    # Each inner branch leaves a different result uninitialized (the early return): the
+    # placeholders take the int32 dtype and rank 2 of what the other branch gives, which
+    # TorchScript records for neither (PyTorch's test_uninitialized_optional).
+    if y is not None:
+        if y.shape[1] < 5:
+            if y.size(0) == 1:
+                y = y + 4
+            else:
+                return y
+    return y
+
+
 def s_tolist(x: Tensor):
     sizes: List[int] = x.size()
     values: List[List[int]] = (x > 0).long().tolist()   # prim::tolist (a list standing for the tensor)
@@ -109,6 +172,13 @@ case("checks_and_refinements", ["prim::RaiseException", "aten::format", "warn", 
                                 "__isnot__", "prim::unchecked_cast", "prim::max", "prim::min"],
      [f32(3, 4)], s_checks, script=True, since=11, fails={9: "different shapes in the two branches"})
 case("tolist", ["prim::tolist"], [f32(3, 4)], s_tolist, script=True)
+case("optional_from_branch", ["prim::If", "__is__", "__isnot__", "prim::unchecked_cast"], [f32(3, 4)],
+     s_optional_from_branch, script=True, since=11, fails={9: "different shapes in the two branches"})
+case("optional_by_batch", ["prim::If", "__isnot__", "prim::unchecked_cast"], [f32(2, 3)], s_optional_by_batch,
+     script=True, dynamic={0: [0]}, since=11, fails={9: "different shapes in the two branches"})
+case("uninitialized_each_branch", ["prim::Uninitialized", "prim::If"], [ints(3, 4, dtype=torch.int32)],
+     s_uninitialized_each_branch, script=True, dynamic={0: [0, 1]}, since=11,
+     fails={9: "different shapes in the two branches"})
 case("uninitialized_early_return", ["prim::Uninitialized", "prim::Loop"], [f32(3, 4)], s_uninitialized,
      script=True, since=11, fails={9: "different shapes in the two branches"})
 case("constant_chunk", ["prim::ConstantChunk"], [f32(6, 4)], ir="""graph(%x : Tensor):

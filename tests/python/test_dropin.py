@@ -9,6 +9,7 @@ import os
 import shutil
 import unittest
 import warnings
+from typing import Optional
 
 import onnx
 import torch
@@ -73,6 +74,29 @@ class ScaledIfAsked(torch.nn.Module):
         if asked:
             return x * scale + offset
         return x - offset
+
+
+class EarlyReturns(torch.nn.Module):
+    """PyTorch's test_uninitialized_optional: each inner branch leaves another result uninitialized."""
+
+    def forward(self, y: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
+        if y is not None:
+            if y.shape[1] < 5:
+                if y.size(0) == 1:
+                    y = y + 4
+                else:
+                    return y
+        return y
+
+
+class MaskUnlessSingle(torch.nn.Module):
+    """Emformer's padding mask: None for a batch of one, known only at run time."""
+
+    def forward(self, x):
+        mask = None if x.size(0) == 1 else x > 0
+        if mask is not None:
+            x = x.masked_fill(mask, 0.0)
+        return x + 1.0
 
 
 class PickedByValue(torch.nn.Module):
@@ -178,6 +202,23 @@ class DropInTest(unittest.TestCase):
         for other in ([1, 0], [2, 1], [0, 0]):
             k = torch.tensor(other)
             ok, log = ort_matches(path("picked.onnx"), save_manifest(f"dropin_picked_{sum(other)}", [x, k], [model(x, k)]))
+            self.assertTrue(ok, log)
+
+    def test_values_missing_on_one_path_export_and_run_each_path(self):
+        # Placeholders (an early return's uninitialized result, a None) take the dtype and rank
+        # of the other branch's tensor; the file runs each path as PyTorch does.
+        early = torch.jit.script(EarlyReturns())
+        onnxport.export(early, torch.ones(3, 4, dtype=torch.int32), path("early.onnx"), input_names=["y"],
+                        dynamic_axes={"y": {0: "y0", 1: "y1"}}, opset_version=17)
+        masked = torch.jit.script(MaskUnlessSingle())
+        onnxport.export(masked, torch.randn(2, 3), path("masked.onnx"), input_names=["x"],
+                        dynamic_axes={"x": {0: "batch"}}, opset_version=13)
+        for name, model, inputs in [("early", early, torch.ones(1, 4, dtype=torch.int32)),
+                                    ("early", early, torch.ones(2, 3, dtype=torch.int32)),
+                                    ("early", early, torch.ones(2, 6, dtype=torch.int32)),
+                                    ("masked", masked, torch.randn(1, 3)), ("masked", masked, torch.randn(4, 3))]:
+            manifest = save_manifest(f"dropin_{name}_{'x'.join(map(str, inputs.shape))}", [inputs], [model(inputs)])
+            ok, log = ort_matches(path(f"{name}.onnx"), manifest)
             self.assertTrue(ok, log)
 
     def test_dynamic_axes_naming_nothing_warn_and_list_axes_are_named_by_position(self):

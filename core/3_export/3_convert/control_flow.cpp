@@ -2,6 +2,7 @@
 // driver into ONNX sub-graphs (the SDK's Subgraph attribute, which op packs can use too).
 // Values a block writes that live outside it (x.add_ in a branch, lst.append in a loop) become
 // extra If outputs / loop-carried values; lists carried through a loop become ONNX sequences.
+#include <algorithm>
 #include <limits>
 
 #include "3_export/3_convert/converter.h"
@@ -26,6 +27,21 @@ TensorType dims_unknown(TensorType t) {
   if (t.shape)
     for (Dim& d : *t.shape) d = Dim::unknown();
   return t;
+}
+
+// A branch output standing for no value on that path: None, or prim::Uninitialized (never read).
+bool is_placeholder_output(const torch::jit::Value* v) {
+  return v->type()->kind() == c10::TypeKind::NoneType || v->node()->kind() == c10::prim::Uninitialized;
+}
+
+// What a placeholder becomes: one element of the other branch's dtype (float32 if unknown) and,
+// when known, rank, so the If output keeps that rank.
+Tensor placeholder_like(const Converter::OutputForm& form) {
+  const DType dtype = form.dtype == DType::Undefined ? DType::Float : form.dtype;
+  const Tensor zero = Tensor::scalar_of(dtype, 0);
+  const auto* bytes = static_cast<const uint8_t*>(zero.data());
+  return Tensor(dtype, std::vector<int64_t>(form.rank.value_or(0), 1),
+                std::vector<uint8_t>(bytes, bytes + zero.nbytes()));
 }
 
 Subgraph::Input input_like(const Value* v) { return {dims_unknown(v->type()), v->is_sequence()}; }
@@ -122,15 +138,37 @@ void Converter::convert_if(const torch::jit::Node* n) {
   if (num_outputs == 0 && written.empty()) return;  // only raises or warns: nothing ONNX can keep
 
   // Each branch returns the node's outputs, then the written outer values. A branch output
-  // that is a placeholder (prim::Uninitialized: the value is never read on that path) or a
-  // list is given the form the other branch needs.
-  std::vector<DType> out_dtypes;
-  for (const auto* out : n->outputs()) out_dtypes.push_back(onnx_dtype_of(out));
+  // that is a placeholder (prim::Uninitialized: the value is never read on that path; or None) or
+  // a list is given the form the other branch needs.
+  std::vector<OutputForm> forms;
+  for (const auto* out : n->outputs()) forms.push_back({onnx_dtype_of(out), std::nullopt, false});
   for (const auto* w : written) {
     const Value* current = lookup(w);
-    out_dtypes.push_back(current->is_tensor() ? current->dtype() : DType::Undefined);
+    forms.push_back({current->is_tensor() ? current->dtype() : DType::Undefined, current->rank(), false});
   }
-  std::vector<bool> complex_in_branch(out_dtypes.size(), false);  // for outputs of unrecorded dtype
+  std::vector<bool> complex_in_branch(forms.size(), false);  // for outputs of unrecorded dtype
+
+  // Outputs None on one path only travel with a presence flag (optional_values.cpp), after the
+  // written values.
+  const std::vector<size_t> maybe_none = outputs_maybe_none(n);
+  // A placeholder whose dtype or rank TorchScript did not record takes those of the other
+  // branch's tensor: that branch is converted first or, when each branch has such a placeholder
+  // where the other has a tensor, dry-run first.
+  const torch::jit::Block* first = n->blocks()[0];
+  const torch::jit::Block* second = n->blocks()[1];
+  std::vector<size_t> placeholder_first, placeholder_second;  // outputs whose form a branch must give
+  for (size_t i = 0; i < num_outputs; ++i) {
+    if (forms[i].dtype != DType::Undefined && forms[i].rank) continue;
+    const bool in_first = is_placeholder_output(first->outputs()[i]);
+    if (in_first != is_placeholder_output(second->outputs()[i]))
+      (in_first ? placeholder_first : placeholder_second).push_back(i);
+  }
+  if (!placeholder_first.empty() && placeholder_second.empty()) {
+    std::swap(first, second);
+    cond = builder_.op("Not", {cond});
+  } else if (!placeholder_first.empty()) {
+    learn_output_forms(second, placeholder_first, forms);
+  }
   auto branch = [&, this](const torch::jit::Block* block) {
     return [&, block, this](Graph&, const std::vector<Value*>&) {
       Snapshot saved = snapshot();
@@ -139,10 +177,16 @@ void Converter::convert_if(const torch::jit::Node* n) {
       for (const auto* out : block->outputs()) outs.push_back(lookup(out));
       for (const auto* w : written) outs.push_back(lookup(w));
       for (size_t i = 0; i < outs.size(); ++i) complex_in_branch[i] = complex_in_branch[i] || outs[i]->is_complex();
+      std::vector<Value*> presence;
+      for (size_t i : maybe_none) presence.push_back(presence_in_branch(block->outputs()[i]));
+      for (size_t i = 0; i < num_outputs; ++i)
+        if (outs[i]->is_tensor()) forms[i].complete_from(*outs[i]);  // for the other branch's placeholder
       for (size_t i = 0; i < outs.size(); ++i) {
         Value*& v = outs[i];
-        if (uninitialized.count(v)) {
-          v = builder_.constant(Tensor::scalar_of(out_dtypes[i] == DType::Undefined ? DType::Float : out_dtypes[i], 0));
+        const bool none_on_this_path =
+            v->is_none() && std::find(maybe_none.begin(), maybe_none.end(), i) != maybe_none.end();
+        if (uninitialized.count(v) || none_on_this_path) {
+          v = builder_.constant(placeholder_like(forms[i]));
         } else if (v->is_none()) {
           throw ExportError("output " + std::to_string(i) +
                                 " of this branch is None while the other is not: "
@@ -152,17 +196,18 @@ void Converter::convert_if(const torch::jit::Node* n) {
         } else if (v->is_list()) {
           v = as_sequence(v, DType::Undefined);
         } else if (v->is_tensor()) {
-          v = cast_to(v, out_dtypes[i]);
+          v = cast_to(v, forms[i].dtype);
         }
       }
+      outs.insert(outs.end(), presence.begin(), presence.end());
       restore(std::move(saved));
       return outs;
     };
   };
   std::vector<Value*> results = builder_.op("If", {cond},
-                                            {{"then_branch_g", Subgraph{{}, branch(n->blocks()[0])}},
-                                             {"else_branch_g", Subgraph{{}, branch(n->blocks()[1])}}},
-                                            static_cast<int>(num_outputs + written.size()));
+                                            {{"then_branch_g", Subgraph{{}, branch(first)}},
+                                             {"else_branch_g", Subgraph{{}, branch(second)}}},
+                                            static_cast<int>(num_outputs + written.size() + maybe_none.size()));
   for (size_t i = 0; i < num_outputs; ++i) {
     if (is_number_type(n->outputs()[i]->type())) static_cast<CoreValue*>(results[i])->set_scalar(true);
     static_cast<CoreValue*>(results[i])
@@ -172,6 +217,24 @@ void Converter::convert_if(const torch::jit::Node* n) {
   for (size_t i = 0; i < written.size(); ++i) {
     static_cast<CoreValue*>(results[num_outputs + i])->set_complex(complex_in_branch[num_outputs + i]);
     rebind(written[i], results[num_outputs + i]);
+  }
+  for (size_t k = 0; k < maybe_none.size(); ++k) {
+    auto* tensor = static_cast<CoreValue*>(results[maybe_none[k]]);
+    if (forms[maybe_none[k]].scalar) tensor->set_scalar(true);
+    bind_maybe_none(n->outputs()[maybe_none[k]], tensor, results[num_outputs + written.size() + k]);
+  }
+}
+
+void Converter::learn_output_forms(const torch::jit::Block* block, const std::vector<size_t>& outputs,
+                                   std::vector<OutputForm>& forms) {
+  std::unordered_map<const torch::jit::Value*, DType> appends;  // not needed here
+  DryRunScope dry_run(*this, appends);
+  try {
+    convert_block(block);
+    for (size_t i : outputs)
+      if (const Value* v = lookup(block->outputs()[i]); v->is_tensor()) forms[i].complete_from(*v);
+  } catch (const Error&) {
+    // The placeholder stays float32: a mismatch then fails in ONNX's checks, not silently.
   }
 }
 

@@ -310,7 +310,14 @@ ConvertStats Converter::run() {
     else
       flat.push_back(v);
   };
-  for (const auto* out : graph.outputs()) flatten(lookup(out));
+  for (const auto* out : graph.outputs()) {
+    if (presence_.count(out))
+      throw ExportError("the model returns '" + out->debugName() +
+                            "', a value that is None on some paths (an If gives None in one branch): ONNX outputs "
+                            "are tensors",
+                        ErrorContext::for_file(ctx_.model_file, "return a tensor on every path"));
+    flatten(lookup(out));
+  }
   builder_.set_origin(NodeOrigin{});
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
@@ -366,6 +373,7 @@ void Converter::convert_node(const torch::jit::Node* n) {
     attribute_paths_[n->output()] = path;
     return;
   }
+  if (convert_maybe_none_reader(n)) return;
   if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop || n->kind() == c10::prim::Uninitialized)
     count_core_op(n);
   if (n->kind() == c10::prim::If) return convert_if(n);

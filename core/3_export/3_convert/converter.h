@@ -48,11 +48,13 @@ class Converter {
   struct Snapshot {
     std::unordered_map<const torch::jit::Value*, Value*> env;
     std::unordered_set<const torch::jit::Value*> stale;
+    std::unordered_map<const torch::jit::Value*, Value*> presence;
   };
-  Snapshot snapshot() const { return {env_, stale_}; }
+  Snapshot snapshot() const { return {env_, stale_, presence_}; }
   void restore(Snapshot s) {
     env_ = std::move(s.env);
     stale_ = std::move(s.stale);
+    presence_ = std::move(s.presence);
   }
 
   // A conversion whose nodes are discarded, run to learn what a loop body appends to its lists:
@@ -82,7 +84,23 @@ class Converter {
   void apply_mutations(const torch::jit::Node* n, const std::vector<Value*>& outs, size_t num_outputs);
 
   // control_flow.cpp
+  // The dtype, rank and number-ness an If output has, for a branch's placeholder to match.
+  struct OutputForm {
+    DType dtype = DType::Undefined;
+    std::optional<int64_t> rank;
+    bool scalar = false;
+    // What is not known yet, taken from a branch's tensor.
+    void complete_from(const Value& v) {
+      if (dtype != DType::Undefined && rank) return;
+      if (dtype == DType::Undefined) dtype = v.dtype();
+      if (!rank) rank = v.rank();
+      scalar = v.is_scalar();
+    }
+  };
   void convert_if(const torch::jit::Node* n);
+  // A dry run of `block` (nodes discarded) for the forms of its tensor outputs `outputs`.
+  void learn_output_forms(const torch::jit::Block* block, const std::vector<size_t>& outputs,
+                          std::vector<OutputForm>& forms);
   void convert_loop(const torch::jit::Node* n);
   // A for loop with a constant trip count that reads a list known element by element (a list of
   // lists has no ONNX form; a sequence loses its elements' shapes) is unrolled: its count, or nullopt.
@@ -91,6 +109,18 @@ class Converter {
   void loop_pass(const torch::jit::Node* n, const std::vector<const torch::jit::Value*>& written,
                  const std::vector<DType>& element_dtypes, Value* trip_count, Value* start_cond, bool dry_run);
   Value* as_sequence(Value* v, DType element_hint);
+
+  // optional_values.cpp: values None on some paths, carried as a tensor and a presence flag.
+  // Whether a branch output may be None at run time.
+  bool may_be_none(const torch::jit::Value* branch_output) const;
+  // The outputs of If node `n` that may be None on one path (but not on all).
+  std::vector<size_t> outputs_maybe_none(const torch::jit::Node* n) const;
+  // Inside a branch: whether its output is present (a bool value).
+  Value* presence_in_branch(const torch::jit::Value* branch_output);
+  void bind_maybe_none(const torch::jit::Value* v, Value* tensor, Value* present);
+  // Converts `n` if it reads a value None on some paths (a test for None or a refinement) and
+  // returns true; throws for any other reader; false if `n` reads none.
+  bool convert_maybe_none_reader(const torch::jit::Node* n);
   DType appended_dtype(const torch::jit::Block* block, const torch::jit::Value* list) const;
 
  private:
@@ -113,6 +143,8 @@ class Converter {
   bool static_dims_;
   std::unique_ptr<ConstantMapper> constants_;
   std::unordered_map<const torch::jit::Value*, Value*> env_;
+  // Values None on some paths (their env_ entry is the tensor) -> whether present (bool).
+  std::unordered_map<const torch::jit::Value*, Value*> presence_;
   // Module attributes still read through `self`: attribute path and object.
   std::unordered_map<const torch::jit::Value*, std::pair<std::string, c10::IValue>> attributes_;
   std::unordered_map<const torch::jit::Value*, std::string> attribute_paths_;
