@@ -121,8 +121,11 @@ Value* stack_numbers(Graph& g, const TorchNode& n, Value* data, DType dtype) {
   if (!data->is_list()) {
     if (!data->is_tensor())
       throw ArgumentError(n.kind + ": a data element is " + data->describe() + ", expected a number");
-    // A constant list of numbers (TorchScript's float[] constant) is a whole row.
-    if (data->rank() == std::optional<int64_t>(1)) return cast(g, data, dtype);
+    // A constant list of numbers (TorchScript's float[] / int[] constant) is a whole row; a
+    // number held in a 1-element tensor (float(x) of an x of shape [1]) is not.
+    const auto& payload = data->constant();
+    if (std::holds_alternative<std::vector<double>>(payload) || std::holds_alternative<std::vector<int64_t>>(payload))
+      return cast(g, data, dtype);
     return cast(g, to_scalar(g, data), dtype);
   }
   const auto& items = data->elements();

@@ -131,6 +131,14 @@ def s_tensor_constant_lists(x: Tensor):
 case("tensor_constant_lists", ["tensor"], [f32(2, 3)], s_tensor_constant_lists, script=True)
 
 
+def s_tensor_of_one_element_tensors(x: Tensor):
+    # float(x) / int(x) of an x of shape [1] are numbers: [float(x)] has shape [1], not [1, 1]
+    return torch.tensor([float(x)]), torch.tensor([x.size(0), int(x)]), torch.tensor(float(x))
+
+
+case("tensor_of_one_element_tensors", ["tensor"], [f32(1)], s_tensor_of_one_element_tensors, script=True)
+
+
 def s_as_tensor(x: Tensor):
     return torch.as_tensor(x, dtype=torch.float64), torch.as_tensor([x.size(0), 2]), torch.as_tensor(x)
 
