@@ -157,6 +157,15 @@ Value* index_add(Graph& g, const TorchNode& n, const Args& a) {
       src = g.op("Mul", {src, cast(g, a.at(4), d.x->dtype())});
   }
   if (d.rank == 0) return g.op("Add", {d.x, reshape(g, src, std::vector<int64_t>{})});
+  // torch adds source.select(dim, i) into x.select(dim, index[i]) in place, broadcasting the
+  // former: a source of lower rank gains trailing dims, and its sizes of 1 expand to x's.
+  const int64_t src_rank = rank_of(src, n.kind + " source");
+  if (src_rank < d.rank) {
+    std::vector<int64_t> trailing;
+    for (int64_t k = src_rank; k < d.rank; ++k) trailing.push_back(k);
+    src = unsqueeze(g, src, trailing);
+  }
+  src = g.op("Expand", {src, shape_with_index_dim(g, d)});
   return scatter_add_into(g, d.x, index_along(g, d.index, d.dim, d.rank, shape_of(g, src)), src, d.dim, n.kind);
 }
 

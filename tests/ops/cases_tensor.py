@@ -211,6 +211,10 @@ case("index_add_alpha_dim1", ["index_add"], [f32(2, 5), f32(2, 3)],
      lambda x, s: x.index_add(-1, idx(4, 0, 2), s, alpha=2.0))
 case("index_add_repeated", ["index_add"], [f32(4, 3), f32(3, 3)], lambda x, s: x.index_add(0, idx(1, 1, 3), s),
      since=16)
+# torch broadcasts the source's slices onto x's: sizes of 1 expand, a lower-rank source gains
+# trailing dims (PyTorch's test_index_add_normal / _dim_size_differ).
+case("index_add_broadcast_source", ["index_add"], [f32(5, 4, 3), f32(1, 3, 3), f32(5, 1)],
+     lambda x, s, t: (x.index_add(1, idx(0, 2, 1), s), x.index_add(0, idx(0, 2, 3, 1, 4), t)))
 case("index_add_", ["index_add_"], [f32(5, 3), f32(2, 3)], lambda x, s: (x * 1).index_add_(0, idx(0, 3), s))
 case("index_copy", ["index_copy"], [f32(5, 3), f32(2, 3)], lambda x, s: x.index_copy(0, idx(4, 1), s))
 case("index_copy_dim1", ["index_copy"], [f32(2, 5, 2), f32(2, 3, 2)], lambda x, s: x.index_copy(1, idx(4, 0, 2), s))
