@@ -104,9 +104,11 @@ Value* eye(Graph& g, const TorchNode& n, const Args& a) {
 // aten::one_hot(self, num_classes=-1): int64 output with a new last dim; -1 means max(self)+1.
 Value* one_hot(Graph& g, const TorchNode&, const Args& a) {
   Value* self = cast(g, a.tensor(0), DType::Int64);
-  const int64_t num_classes = a.is_none(1) ? -1 : a.i(1);
-  Value* depth = num_classes >= 0 ? g.constant_int(num_classes)
-                                  : g.op("Add", {reduce(g, "ReduceMax", self, {}, false), g.constant_int(1)});
+  const bool run_time = !a.is_none(1) && !a.at(1)->maybe_int();  // a number computed from tensors
+  const int64_t num_classes = a.is_none(1) ? -1 : run_time ? 0 : a.i(1);
+  Value* depth = run_time             ? cast(g, a.tensor(1), DType::Int64)
+                 : num_classes >= 0 ? g.constant_int(num_classes)
+                                    : g.op("Add", {reduce(g, "ReduceMax", self, {}, false), g.constant_int(1)});
   return g.op("OneHot", {self, depth, g.constant_ints({0, 1})}, {{"axis_i", -1}});
 }
 

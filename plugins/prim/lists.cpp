@@ -134,6 +134,17 @@ Value* slice_list(Graph& g, const TorchNode& n, const Args& a) {
   };
   const int64_t step = bound(3).value_or(1);
   if (step != 1) throw ArgumentError(n.kind + ": list slices with a step other than 1 are not supported");
+  const int64_t kEnd = std::numeric_limits<int64_t>::max();
+  auto run_time = [&](size_t i) { return a.size() > i && !a.is_none(i) && !a.at(i)->maybe_int(); };
+  if (run_time(1) || run_time(2)) {  // bounds computed at run time: an int list becomes a 1-d tensor
+    if (g.opset() < 10)
+      throw ArgumentError(n.kind + ": slicing a list at bounds known only at run time needs opset 10 or later (target "
+                                   "is opset " + std::to_string(g.opset()) + ")");
+    auto bound_1d = [&](size_t i, int64_t if_none) {
+      return run_time(i) ? int_list(g, a.at(i)) : g.constant_ints({bound(i).value_or(if_none)});
+    };
+    return g.op("Slice", {int_list(g, a.at(0)), bound_1d(1, 0), bound_1d(2, kEnd), g.constant_ints({0})});
+  }
   if (a.at(0)->is_list()) {
     const auto& items = a.at(0)->elements();
     const auto count = static_cast<int64_t>(items.size());
@@ -142,7 +153,6 @@ Value* slice_list(Graph& g, const TorchNode& n, const Args& a) {
     return g.list(std::vector<Value*>(items.begin() + begin, items.begin() + end));
   }
   // An int list held as a 1-d tensor (the Shape of aten::size(x)).
-  const int64_t kEnd = std::numeric_limits<int64_t>::max();
   return slice(g, int_list(g, a.at(0)), {0}, {bound(1).value_or(0)}, {bound(2).value_or(kEnd)});
 }
 

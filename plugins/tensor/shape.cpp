@@ -100,20 +100,49 @@ Value* permute(Graph& g, const TorchNode&, const Args& a) {
   return transpose(g, a.tensor(0), normalize_dims(dims, static_cast<int64_t>(dims.size())));
 }
 
-Value* unsqueeze_dim(Graph& g, const TorchNode&, const Args& a) {
+// A dim known only at run time (a number the model takes): ONNX takes axes as an input from
+// opset 13, as a 1-d int64 tensor, negatives counted as torch counts them.
+Value* run_time_axes(Graph& g, const TorchNode& n, const Args& a, size_t i) {
+  if (g.opset() < 13)
+    a.fail(i, "a constant int (a dim known only at run time needs opset 13 or later, target is opset " +
+                  std::to_string(g.opset()) + ")");
+  return reshape(g, cast(g, a.tensor(i), DType::Int64), std::vector<int64_t>{1});
+}
+
+Value* unsqueeze_dim(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
-  int64_t dim = a.i(1);
+  const auto known = a.at(1)->maybe_int();
+  if (!known) return g.op("Unsqueeze", {x, run_time_axes(g, n, a, 1)});
+  int64_t dim = *known;
   if (auto rank = x->rank()) dim = normalize_dim(dim, *rank + 1);
   return unsqueeze(g, x, {dim});
 }
 
+// If(size == 1, x squeezed at that dim, x): torch keeps a dim whose size is not 1. The dim is a
+// constant, or else `axes` (a 1-d run-time tensor, opset 13).
+Value* squeeze_if_one(Graph& g, Value* x, Value* size_1d, std::optional<int64_t> dim, Value* axes) {
+  Value* is_one = squeeze(g, g.op("Equal", {size_1d, g.constant_ints({1})}), {0});
+  const Subgraph squeezed{{}, [x, dim, axes](Graph& branch, const std::vector<Value*>&) {
+                            return std::vector<Value*>{dim ? squeeze(branch, x, {*dim}) : branch.op("Squeeze", {x, axes})};
+                          }};
+  const Subgraph kept{{}, [x](Graph& branch, const std::vector<Value*>&) {
+                        return std::vector<Value*>{branch.op("Identity", {x})};
+                      }};
+  return g.op("If", {is_one}, {{"then_branch_g", squeezed}, {"else_branch_g", kept}});
+}
+
 // squeeze(x, dim) is a no-op in PyTorch when that dim is not 1, while ONNX Squeeze fails: a
 // static size decides now; a run-time size decides at run time (an If, from opset 11 as in
-// torch.onnx; before, the size is taken to be 1).
-Value* squeeze_dims(Graph& g, const TorchNode&, const Args& a) {
+// torch.onnx; before, the size is taken to be 1), and so does a run-time dim (opset 13).
+Value* squeeze_dims(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   if (a.size() < 2) return squeeze(g, x);
-  int64_t dim = a.i(1);
+  const auto known = a.at(1)->maybe_int();
+  if (!known) {
+    Value* axes = run_time_axes(g, n, a, 1);
+    return squeeze_if_one(g, x, g.op("Gather", {shape_of(g, x), axes}, {{"axis_i", 0}}), std::nullopt, axes);
+  }
+  int64_t dim = *known;
   if (auto rank = x->rank()) {
     if (*rank == 0) return x;
     dim = normalize_dim(dim, *rank);
@@ -121,14 +150,7 @@ Value* squeeze_dims(Graph& g, const TorchNode&, const Args& a) {
   auto size = static_dim(x, dim);
   if (size && *size != 1) return x;
   if (size || g.opset() < 11) return squeeze(g, x, {dim});
-  Value* is_one = g.op("Equal", {helpers::size(g, x, dim, /*as_1d=*/true), g.constant_ints({1})});
-  const Subgraph squeezed{{}, [x, dim](Graph& branch, const std::vector<Value*>&) {
-                            return std::vector<Value*>{squeeze(branch, x, {dim})};
-                          }};
-  const Subgraph kept{{}, [x](Graph& branch, const std::vector<Value*>&) {
-                        return std::vector<Value*>{branch.op("Identity", {x})};
-                      }};
-  return g.op("If", {is_one}, {{"then_branch_g", squeezed}, {"else_branch_g", kept}});
+  return squeeze_if_one(g, x, helpers::size(g, x, dim, /*as_1d=*/true), dim, nullptr);
 }
 
 // expand's -1 keeps a dim; Expand broadcasts, so 1 does the same. For run-time sizes,

@@ -14,11 +14,11 @@ Tensor bool_matrix(int64_t rows, int64_t cols, const std::function<bool(int64_t,
 }
 
 // The [rows, cols] mask of j - i <= k (lower) or j - i >= k (upper): a constant when both sizes
-// are static, computed with Range (opset 11) otherwise.
-Value* triangle_mask(Graph& g, const TorchNode& n, Value* x, int64_t k, bool upper) {
+// and k are static, computed with Range (opset 11) otherwise. k: a 0-d int64 value.
+Value* triangle_mask(Graph& g, const TorchNode& n, Value* x, Value* k, bool upper) {
   auto rows = static_dim(x, -2), cols = static_dim(x, -1);
-  if (rows && cols)
-    return g.constant(bool_matrix(*rows, *cols, [&](int64_t i, int64_t j) { return upper ? j - i >= k : j - i <= k; }));
+  if (auto kc = k->maybe_int(); kc && rows && cols)
+    return g.constant(bool_matrix(*rows, *cols, [&](int64_t i, int64_t j) { return upper ? j - i >= *kc : j - i <= *kc; }));
   if (g.opset() < 11)
     throw ArgumentError(n.kind + " on matrices of unknown size needs opset 11 or later (target is opset " +
                         std::to_string(g.opset()) + ")");
@@ -28,15 +28,17 @@ Value* triangle_mask(Graph& g, const TorchNode& n, Value* x, int64_t k, bool upp
   Value* r = unsqueeze(g, g.op("Range", {zero, size(g, x, rank - 2), one}), {1});
   Value* c = g.op("Range", {zero, size(g, x, rank - 1), one});
   Value* diff = g.op("Sub", {c, r});
-  Value* kk = g.constant_int(k);
-  return upper ? g.op("Not", {g.op("Less", {diff, kk})}) : g.op("Not", {g.op("Greater", {diff, kk})});
+  return upper ? g.op("Not", {g.op("Less", {diff, k})}) : g.op("Not", {g.op("Greater", {diff, k})});
 }
 
 Symbolic triangle(bool upper) {
   return [upper](Graph& g, const TorchNode& n, const Args& a) -> std::vector<Value*> {
     Value* x = a.tensor(0);
-    const int64_t k = a.size() > 1 && !a.is_none(1) ? a.i(1) : 0;
-    if (g.opset() >= 14) return {g.op("Trilu", {x, g.constant_int(k)}, {{"upper_i", upper ? 1 : 0}})};
+    // The diagonal: a constant, or a number the model takes or computes (a 0-d int64 at run time).
+    Value* k = a.size() < 2 || a.is_none(1) ? g.constant_int(0)
+               : a.at(1)->maybe_int()      ? g.constant_int(*a.at(1)->maybe_int())
+                                           : cast(g, a.tensor(1), DType::Int64);
+    if (g.opset() >= 14) return {g.op("Trilu", {x, k}, {{"upper_i", upper ? 1 : 0}})};
     return {g.op("Where", {triangle_mask(g, n, x, k, upper), x, scalar_like(g, 0, x)})};
   };
 }

@@ -240,6 +240,44 @@ case("list_extend_insert_pop", ["add_.t", "insert", "pop", "append", "stack", "l
      s_list_extend_insert_pop, script=True, since=13, dynamic={0: [0]})
 
 
+# ---- op arguments known only at run time: numbers the model takes or computes from tensors
+# (PyTorch's test_unsqueeze_dynamic_dim, test_triu, test_one_hot, test_baddbmm_dynamic, ...)
+
+def s_run_time_dims(x: Tensor, d: Tensor):
+    # d == 1: x's dim 1 (size 1) is squeezed, dim 0 (size 2) is kept, as torch keeps it
+    return x.unsqueeze(int(d)), x.unsqueeze(-int(d)), x.squeeze(int(d)), x.squeeze(int(d) - 1) * 2.0
+
+
+def s_run_time_diagonal(x: Tensor, k: Tensor):
+    return torch.triu(x, int(k)), torch.tril(x, -int(k)), x.tril_(int(k) - 1)
+
+
+def s_run_time_classes(i: Tensor, n: Tensor):
+    return F.one_hot(i, int(n[0]))
+
+
+def s_run_time_factors(b1: Tensor, b2: Tensor, alpha: Tensor):
+    beta = float(alpha) / 4.0
+    x = b1[:, :, :1] + 1.0  # broadcast over the product's columns
+    return torch.baddbmm(x, b1, b2, alpha=int(alpha), beta=beta), torch.addmv(x[0, :, 0], b1[0], b2[0, :, 0], beta=beta)
+
+
+def s_run_time_list_slice(x: Tensor):
+    return x.new_zeros(x.shape[1: x.size(2)]) + 1.0
+
+
+case("run_time_dims", ["unsqueeze", "squeeze", "Int"], [f32(2, 1, 4), ints(low=1, high=2)], s_run_time_dims,
+     script=True, since=13)
+case("run_time_diagonal", ["triu", "tril", "tril_"], [f32(2, 3, 4), ints(low=0, high=3)], s_run_time_diagonal,
+     script=True, since=11)
+case("run_time_one_hot_classes", ["one_hot"], [ints(2, 3, high=5), f32(1, low=6, high=7)], s_run_time_classes,
+     script=True, since=11)
+case("run_time_scale_factors", ["baddbmm", "addmv"], [f32(2, 3, 4), f32(2, 4, 5), ints(low=2, high=6)],
+     s_run_time_factors, script=True)
+case("run_time_list_slice", ["slice.t", "new_zeros"], [f32(1, 2, 3, 4)], s_run_time_list_slice, script=True, since=10,
+     dynamic={0: [0, 1, 2, 3]})
+
+
 class AssignsOwnAttribute(torch.nn.Module):
     """forward assigns self.scale and self.offset (prim::SetAttr) and reads them back."""
     def __init__(self):
