@@ -400,8 +400,9 @@ std::vector<OptionRow> make_rows() {
                             "package's default)"));
   rows.push_back(switch_row("ignore_unknown_dynamic_axes", "--ignore-unknown-dynamic-axes",
                             &O::ignore_unknown_dynamic_axes, true,
-                            "warn about --dynamic-axes names that are no graph input or output and ignore them, "
-                            "as torch.onnx does (the Python package's default), instead of failing"));
+                            "warn about --dynamic-axes names that are no graph input or output, and axes beyond "
+                            "a value's rank, and ignore them, as torch.onnx does (the Python package's default), "
+                            "instead of failing"));
   rows.push_back(torch_onnx(enum_row(
       "operator_export_type", "--operator-export-type", &O::operator_export_type,
       "onnx|onnx_aten_fallback|onnx_aten|onnx_fallthrough", parse_operator_export_type, operator_export_type_name,

@@ -232,6 +232,26 @@ class DropInTest(unittest.TestCase):
         x2 = torch.randn(2, 7, 4)
         self.assert_runs_like_pytorch("axes", [x2], [model(x2)])
 
+    def test_fewer_output_names_and_axes_beyond_a_rank_as_torch_onnx_takes_them(self):
+        # PyTorch's test_slice_dynamic: one name for four outputs, and it is the name onnxport would
+        # give output 1 by default; test_slice_dynamic_to_end: axis 2 of a rank-2 output.
+        class Slices(torch.nn.Module):
+            def forward(self, x):
+                return tuple(x[: x.size(0) - i, i: x.size(2), i:3] for i in range(3)) + (x[:, 1:, 0],)
+
+        model = Slices()
+        x = torch.rand(5, 5, 5)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            onnxport.export(model, (x,), path("slices.onnx"), input_names=["input_1"], output_names=["output_1"],
+                            dynamic_axes={"input_1": [0, 1, 2], "output_1": [0, 1, 2], "output_3": [0, 1, 2]})
+        messages = [str(w.message) for w in caught]
+        self.assertTrue(any("'output_3' axis 2, but it has rank 2: ignored" in m for m in messages), messages)
+        graph = onnx.load(path("slices.onnx")).graph
+        self.assertEqual([o.name for o in graph.output], ["output_1", "output_1_1", "output_2", "output_3"])
+        y = torch.randn(6, 7, 8)
+        self.assert_runs_like_pytorch("slices", [y], list(model(y)))
+
     def test_a_model_that_cannot_run_with_the_axes_grown_is_written_with_a_warning(self):
         model = PairsOnly()
         x = torch.randn(4, 3)

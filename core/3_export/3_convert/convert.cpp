@@ -199,6 +199,19 @@ void apply_dynamic_axes(TensorType& type, const std::string& name, const ExportO
     if (axis >= 0 && axis < static_cast<int64_t>(type.shape->size())) (*type.shape)[axis] = Dim::named(dim_name);
 }
 
+// "output_<i>" for an output the caller did not name, unless the caller gave that name to another
+// value (output_names=["output_1"] names output 0): then "output_<i>_<k>".
+std::string default_output_name(size_t i, const ExportOptions& o) {
+  const auto taken = [&](const std::string& name) {
+    return std::find(o.output_names.begin(), o.output_names.end(), name) != o.output_names.end() ||
+           std::find(o.input_names.begin(), o.input_names.end(), name) != o.input_names.end();
+  };
+  const std::string base = "output_" + std::to_string(i);
+  std::string name = base;
+  for (int k = 1; taken(name); ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
 std::string joined_names(const std::vector<GraphIO>& values) {
   std::string out;
   for (const auto& v : values) out += (out.empty() ? "" : ", ") + v.name;
@@ -227,13 +240,19 @@ void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o, std::vec
                                                 "--input-names/--output-names set them"));
     if (!value->type.shape) continue;
     const int64_t rank = static_cast<int64_t>(value->type.shape->size());
-    for (const auto& axis : axes)
-      if (axis.first < 0 || axis.first >= rank)
-        throw ConfigError("--dynamic-axes (config: dynamic_axes) " + name + ":" + std::to_string(axis.first) + ": '" +
+    for (const auto& axis : axes) {
+      if (axis.first >= 0 && axis.first < rank) continue;
+      if (o.ignore_unknown_dynamic_axes) {
+        warnings.push_back("dynamic_axes gives '" + name + "' axis " + std::to_string(axis.first) + ", but it has rank " +
+                           std::to_string(rank) + ": ignored");
+        continue;
+      }
+      throw ConfigError("--dynamic-axes (config: dynamic_axes) " + name + ":" + std::to_string(axis.first) + ": '" +
                               name + "' has rank " +
                               std::to_string(rank) + ", so its axes are 0.." + std::to_string(rank - 1),
                           ErrorContext::with_hint("give an axis below the rank (the shape is " +
                                                   value->type.str() + ")"));
+    }
   }
 }
 
@@ -321,7 +340,7 @@ ConvertStats Converter::run() {
   builder_.set_origin(NodeOrigin{});
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
-    const std::string name = i < o.output_names.size() ? o.output_names[i] : "output_" + std::to_string(i);
+    const std::string name = i < o.output_names.size() ? o.output_names[i] : default_output_name(i, o);
     const std::string before = flat[i]->name();
     builder_.name_output(flat[i], name);
     if (!before.empty() && flat[i]->name() != before) rename_onnx_value(stats_.value_names, before, flat[i]->name());

@@ -68,8 +68,8 @@ struct ExportOptions {
   // Graph inputs that no node reads once the passes ran are dropped, as torch.onnx drops them
   // (the Python package's default, so that ONNX Runtime is fed as for torch.onnx's file).
   bool drop_unused_inputs = false;
-  // A dynamic_axes name that is no graph input or output is a warning and ignored, as in
-  // torch.onnx (the Python package's default), instead of an error.
+  // A dynamic_axes name that is no graph input or output, or an axis beyond its rank, is a warning
+  // and ignored, as in torch.onnx (the Python package's default), instead of an error.
   bool ignore_unknown_dynamic_axes = false;
   std::vector<InputSpec> inputs;
   // Intermediate values made graph outputs after the model's own: module paths, TorchScript
