@@ -353,6 +353,36 @@ def s_interpolate_computed_scale(x: Tensor):
 
 
 case("assigns_own_attribute", ["linear", "mul"], [f32(2, 3)], module=AssignsOwnAttribute, script=True)
+
+
+class AssignsAttributeOnAPath(torch.nn.Module):
+    """forward assigns attributes inside branches and loops (PyTorch's test_set_attr_*): each read
+    sees the value of the path taken. It starts them afresh, so calls give the same results."""
+    def __init__(self):
+        super().__init__()
+        self.bias = torch.full((3,), 0.5)
+        self.acc = torch.zeros(3)
+        self.count = 0
+
+    def forward(self, x):
+        self.acc = self.bias
+        self.count = 0
+        if bool(x.sum() > 0):
+            self.acc = self.acc + x[0]
+        else:
+            self.acc = self.acc * 2.0
+        for i in range(x.size(0)):
+            if i == 1:
+                for j in range(2):
+                    self.acc = self.acc + x[i] * float(j + 1)
+            self.count = self.count + 1
+        return x + self.acc, torch.tensor(self.count)
+
+
+case("assigns_attribute_on_a_path", ["prim::If", "prim::Loop"], [f32(3, 3, low=1.0, high=2.0)],
+     module=AssignsAttributeOnAPath, script=True, since=11, dynamic={0: [0]})
+case("assigns_attribute_on_a_path_other_branch", ["prim::If", "prim::Loop"], [f32(3, 3, low=-2.0, high=-1.0)],
+     module=AssignsAttributeOnAPath, script=True, since=11)
 case("index_put_slices_script", ["index_put_"], [f32(3, 4, 5), ints(2, high=5), f32(1, 2, 2)], s_index_put_slices,
      script=True, since=11)
 # Every form of `x[a:b, idx] = v` and `+=` in script (issue 30).

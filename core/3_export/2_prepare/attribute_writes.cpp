@@ -28,18 +28,11 @@ std::optional<std::string> written_path(const torch::jit::Node* n, const torch::
   return owner->empty() ? n->s(c10::attr::name) : *owner + "." + n->s(c10::attr::name);
 }
 
-void collect_writes(const torch::jit::Block* block, const torch::jit::Value* self, bool nested,
-                    std::set<std::string>& written) {
+// Every attribute path some node in `block` (or a block inside it) assigns.
+void collect_writes(const torch::jit::Block* block, const torch::jit::Value* self, std::set<std::string>& written) {
   for (const auto* n : block->nodes()) {
-    if (auto path = written_path(n, self)) {
-      if (nested)
-        throw ModelError("forward assigns self." + *path + " inside a loop or branch" +
-                             (source_of(n).empty() ? "" : " (" + source_of(n) + ")") +
-                             ", which onnxport cannot export: the value would depend on the path taken",
-                         ErrorContext::with_hint("assign it outside the loop or branch, or return the value instead"));
-      written.insert(*path);
-    }
-    for (const auto* b : n->blocks()) collect_writes(b, self, true, written);
+    if (auto path = written_path(n, self)) written.insert(*path);
+    for (const auto* b : n->blocks()) collect_writes(b, self, written);
   }
 }
 
@@ -53,19 +46,82 @@ c10::IValue loaded_value(const torch::jit::Module& self, const std::string& path
   }
 }
 
-// Reads in `block` (and the blocks inside it) of the written attributes take `current`.
-void replace_reads(torch::jit::Block* block, const torch::jit::Value* self,
-                   const std::map<std::string, torch::jit::Value*>& current) {
+using Current = std::map<std::string, torch::jit::Value*>;
+
+// The type a value merged from `a` and `b` has (a Tensor and None merge to Optional[Tensor]).
+c10::TypePtr merged_type(const c10::TypePtr& a, const c10::TypePtr& b) {
+  if (auto unified = c10::unifyTypes(a, b)) return *unified;
+  return a;
+}
+
+void thread_block(torch::jit::Block* block, const torch::jit::Value* self, Current& current);
+
+// A branch or loop that assigns attributes: each assigned one becomes an extra If output (its
+// value at the end of each branch) or loop-carried value, so reads after it see the path taken.
+void thread_if(torch::jit::Node* n, const torch::jit::Value* self, Current& current) {
+  std::set<std::string> inner;
+  for (const auto* b : n->blocks()) collect_writes(b, self, inner);
+  std::vector<Current> at_end;
+  for (auto* b : n->blocks()) {
+    Current local = current;
+    thread_block(b, self, local);
+    for (const auto& path : inner) b->registerOutput(local.at(path));
+    at_end.push_back(std::move(local));
+  }
+  for (const auto& path : inner)
+    current[path] = n->addOutput()->setType(merged_type(at_end[0].at(path)->type(), at_end[1].at(path)->type()));
+}
+
+void thread_loop(torch::jit::Node* n, const torch::jit::Value* self, Current& current) {
+  std::set<std::string> inner;
+  torch::jit::Block* body = n->blocks()[0];
+  collect_writes(body, self, inner);
+  Current local = current;
+  for (const auto& path : inner) {
+    n->addInput(current.at(path));
+    local[path] = body->addInput()->setType(current.at(path)->type());
+  }
+  thread_block(body, self, local);
+  for (const auto& path : inner) {
+    body->registerOutput(local.at(path));
+    current[path] = n->addOutput()->setType(current.at(path)->type());
+  }
+}
+
+// Rewrites `block`'s reads of the assigned attributes to their current values and its writes to
+// new current values; `current` holds each path's value on entry and on exit.
+void thread_block(torch::jit::Block* block, const torch::jit::Value* self, Current& current) {
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
     torch::jit::Node* n = *it++;
-    for (auto* b : n->blocks()) replace_reads(b, self, current);
-    if (n->kind() != c10::prim::GetAttr) continue;
-    auto path = attribute_path(n->output(), self);
-    if (!path) continue;
-    auto found = current.find(*path);
-    if (found == current.end()) continue;
-    n->output()->replaceAllUsesWith(found->second);
-    n->destroy();
+    if (auto path = written_path(n, self); path && current.count(*path)) {
+      current[*path] = n->input(1);
+      n->destroy();
+      continue;
+    }
+    if (n->kind() == c10::prim::GetAttr) {
+      auto path = attribute_path(n->output(), self);
+      if (path && current.count(*path)) {
+        n->output()->replaceAllUsesWith(current.at(*path));
+        n->destroy();
+      }
+      continue;
+    }
+    std::set<std::string> inner;
+    for (const auto* b : n->blocks()) collect_writes(b, self, inner);
+    if (n->kind() == c10::prim::If && !inner.empty()) {
+      thread_if(n, self, current);
+    } else if (n->kind() == c10::prim::Loop && !inner.empty()) {
+      thread_loop(n, self, current);
+    } else if (!inner.empty()) {
+      throw ModelError("forward assigns self." + *inner.begin() + " inside a " + n->kind().toQualString() +
+                           (source_of(n).empty() ? "" : " (" + source_of(n) + ")") + ", which onnxport cannot export",
+                       ErrorContext::with_hint("assign it outside that block, or return the value instead"));
+    } else {
+      for (auto* b : n->blocks()) {
+        Current local = current;  // reads only
+        thread_block(b, self, local);
+      }
+    }
   }
 }
 
@@ -75,28 +131,15 @@ size_t fold_attribute_writes(torch::jit::Graph& graph, const torch::jit::Module&
   if (graph.inputs().empty()) return 0;
   const torch::jit::Value* self = graph.inputs()[0];
   std::set<std::string> written;
-  collect_writes(graph.block(), self, false, written);
+  collect_writes(graph.block(), self, written);
   if (written.empty()) return 0;
 
-  std::map<std::string, torch::jit::Value*> current;
+  Current current;
   {
     torch::jit::WithInsertPoint at_start(graph.block()->nodes().front());
     for (const auto& path : written) current[path] = graph.insertConstant(loaded_value(self_module, path));
   }
-  for (auto it = graph.nodes().begin(); it != graph.nodes().end();) {
-    torch::jit::Node* n = *it++;
-    if (auto path = written_path(n, self)) {
-      current[*path] = n->input(1);
-      n->destroy();
-      continue;
-    }
-    for (auto* b : n->blocks()) replace_reads(b, self, current);
-    if (n->kind() != c10::prim::GetAttr) continue;
-    auto path = attribute_path(n->output(), self);
-    if (!path || !current.count(*path)) continue;
-    n->output()->replaceAllUsesWith(current[*path]);
-    n->destroy();
-  }
+  thread_block(graph.block(), self, current);
   return written.size();
 }
 
