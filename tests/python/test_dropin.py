@@ -99,6 +99,14 @@ class MaskUnlessSingle(torch.nn.Module):
         return x + 1.0
 
 
+class QuantizedArithmetic(torch.nn.Module):
+    """PyTorch's test_quantized_arithmetic: quantized tensors in and out."""
+
+    def forward(self, x, y):
+        o = torch.ops.quantized.add(x, y, 0.4, 100)
+        return torch.ops.quantized.mul(o, x, 0.4, 100)
+
+
 class PickedByValue(torch.nn.Module):
     """Which list item it returns is a number made of a tensor's values."""
 
@@ -220,6 +228,26 @@ class DropInTest(unittest.TestCase):
             manifest = save_manifest(f"dropin_{name}_{'x'.join(map(str, inputs.shape))}", [inputs], [model(inputs)])
             ok, log = ort_matches(path(f"{name}.onnx"), manifest)
             self.assertTrue(ok, log)
+
+    def test_a_quantized_tensor_is_three_inputs_and_outputs_as_in_torch_onnx(self):
+        # Its integer values, its scale and its zero point: the inputs as torch.onnx's file takes
+        # them (float64 scale, int64 zero point), the outputs as it gives them (float32, uint8).
+        torch.manual_seed(7)
+        x = torch.quantize_per_tensor(torch.randn(3, 4), 0.2, 128, torch.quint8)
+        y = torch.quantize_per_tensor(torch.randn(3, 4), 0.3, 120, torch.quint8)
+        ours, theirs, _ = self.export_both(QuantizedArithmetic(), (x, y), "quantized", opset_version=13,
+                                           input_names=["x_int", "x_scale"])
+        self.assertEqual(elem_types(ours.input), [onnx.TensorProto.UINT8, onnx.TensorProto.DOUBLE,
+                                                  onnx.TensorProto.INT64] * 2)
+        self.assertEqual(elem_types(ours.input), elem_types(theirs.input))
+        self.assertEqual(elem_types(ours.output), elem_types(theirs.output))
+        self.assertEqual(io_names(ours)[0][:2], ["x_int", "x_scale"])
+        out = QuantizedArithmetic()(x, y)
+        inputs = [t for q in (x, y) for t in (q.int_repr(), torch.tensor(q.q_scale(), dtype=torch.float64),
+                                              torch.tensor(q.q_zero_point()))]
+        outputs = [out.int_repr(), torch.tensor(out.q_scale(), dtype=torch.float32),
+                   torch.tensor(out.q_zero_point(), dtype=torch.uint8)]
+        self.assert_runs_like_pytorch("quantized", inputs, outputs)
 
     def test_dynamic_axes_naming_nothing_warn_and_list_axes_are_named_by_position(self):
         model = torch.nn.Linear(4, 2)

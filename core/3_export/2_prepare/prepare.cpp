@@ -12,6 +12,7 @@
 #include "3_export/2_prepare/export_time_facts.h"
 #include "3_export/2_prepare/unroll_list_loops.h"
 #include "onnxport/errors.h"
+#include "3_export/2_prepare/quantized_inputs.h"
 #include "3_export/2_prepare/quantized_weights.h"
 #include "3_export/2_prepare/resized_run.h"
 
@@ -303,6 +304,9 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   const size_t self_inputs = out.self ? 1 : 0;
   check_input_count(*graph, loaded.inputs.size(), self_inputs);
   numbers_as_tensor_inputs(*graph, loaded.inputs, self_inputs);
+  // Quantized inputs arrive after clean_up's pass over quantized values: the float ops that read
+  // them are rewritten now.
+  if (unpack_quantized_inputs(*graph, loaded.inputs, self_inputs) > 0) prepare_quantized_graph(*graph, out.tensor_names);
   const std::vector<torch::jit::IValue>& inputs = loaded.inputs;
   for (const auto& iv : inputs)
     if (iv.isTensor()) out.example_tensors.push_back(iv.toTensor());
