@@ -8,6 +8,7 @@ import torch.ao.nn.quantized as nnq  # noqa: F401
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from torch import Tensor
 from op_framework import case, f32
 
@@ -352,6 +353,15 @@ FLOAT_OPS = calibrated(FloatOpsOnQuantized, (2, 3, 8, 8))
 case("quantized_float_ops", ["quantized::conv2d", "max_pool2d", "relu", "adaptive_avg_pool2d", "size", "reshape",
                              "quantized::linear"],
      [f32(2, 3, 8, 8)], module=lambda: FLOAT_OPS, **QOPSETS, **step(FLOAT_OPS.fc.scale))
+
+
+# Ops whose quantized kernels give fixed output parameters (sigmoid, hardsigmoid: 1/256 and 0;
+# tanh: 2/256 and 128) and ones that keep the input's (leaky_relu, expand, as_strided).
+case("quantized_fixed_qparams_ops", ["sigmoid", "hardsigmoid", "tanh", "leaky_relu", "expand", "as_strided"],
+     [f32(3, 4)], lambda x: (torch.sigmoid(q8(x)).dequantize(), F.hardsigmoid(q8(x)).dequantize(),
+                             torch.tanh(q8(x)).dequantize(), F.leaky_relu(q8(x), 0.1).dequantize(),
+                             q8(x[:1]).expand(3, 4).dequantize(), q8(x).as_strided((2, 2), (4, 1)).dequantize()),
+     **QOPSETS, **step(2.0 / 256.0))
 
 
 def s_requantize(x: Tensor):

@@ -1,5 +1,6 @@
 #include "3_export/2_prepare/quantized_weights.h"
 
+#include <map>
 #include <optional>
 #include <set>
 
@@ -220,6 +221,10 @@ const std::set<std::string>& keeps_qparams() {
                                          "aten::adaptive_avg_pool3d",
                                          "aten::relu",
                                          "aten::relu_",
+                                         "aten::leaky_relu",
+                                         "aten::leaky_relu_",
+                                         "aten::expand",
+                                         "aten::as_strided",
                                          "aten::hardtanh",
                                          "aten::hardtanh_",
                                          "aten::clamp",
@@ -238,6 +243,17 @@ const std::set<std::string>& keeps_qparams() {
                                          "aten::upsample_nearest2d",
                                          "aten::upsample_nearest3d",
                                          "aten::upsample_bilinear2d"};
+  return ops;
+}
+
+// aten ops whose quantized kernels give their output fixed parameters, whatever the input's
+// (scale, zero point), as torch.onnx's symbolics take them (quint8 ranges).
+const std::map<std::string, std::pair<double, int64_t>>& fixed_qparams() {
+  static const std::map<std::string, std::pair<double, int64_t>> ops{
+      {"aten::sigmoid", {1.0 / 256.0, 0}},
+      {"aten::hardsigmoid", {1.0 / 256.0, 0}},
+      {"aten::tanh", {2.0 / 256.0, 128}},
+  };
   return ops;
 }
 
@@ -260,6 +276,16 @@ std::optional<int64_t> constant_int(const Value* v) {
   return std::nullopt;
 }
 
+// The quantized dtype (c10::ScalarType) whose integer data `data` holds: quint8 for uint8, qint8
+// for int8.
+std::optional<int64_t> quantized_dtype_of_data(const Value* data) {
+  const auto type = data->type()->cast<c10::TensorType>();
+  const auto scalar = type ? type->scalarType() : c10::nullopt;
+  if (scalar == at::kByte) return static_cast<int64_t>(at::kQUInt8);
+  if (scalar == at::kChar) return static_cast<int64_t>(at::kQInt8);
+  return std::nullopt;
+}
+
 // Rewrites the float ops that read per-tensor quantized activations, following the quantized
 // dtype (c10::ScalarType) of each activation from where it is made.
 class ActivationRewriter {
@@ -279,10 +305,14 @@ class ActivationRewriter {
       if (n->kind() == c10::prim::If) mark_quantized_branch_outputs(n);
       if (kind == "aten::quantize_per_tensor") {
         if (auto dtype = constant_int(n->input(3))) qdtype_[n->output()] = *dtype;
+      } else if (kind == "aten::_make_per_tensor_quantized_tensor") {  // a quantized graph input, rebuilt
+        if (auto dtype = quantized_dtype_of_data(n->input(0))) qdtype_[n->output()] = *dtype;
       } else if (makes_quantized_activation(n)) {
         if (auto dtype = first_quantized_input(n)) qdtype_[n->output()] = *dtype;
       } else if (keeps_qparams().count(kind) && qdtype_.count(n->input(0)) && n->outputs().size() == 1) {
-        it = keep_qparams(n);
+        it = requantize(n, std::nullopt);
+      } else if (fixed_qparams().count(kind) && qdtype_.count(n->input(0)) && n->outputs().size() == 1) {
+        it = requantize(n, fixed_qparams().at(kind));
       } else if (reads_shape().count(kind)) {
         for (size_t i = 0; i < n->inputs().size(); ++i)
           if (qdtype_.count(n->input(i))) n->replaceInput(i, dequantized(n, n->input(i)));
@@ -325,16 +355,17 @@ class ActivationRewriter {
     return insert_like(n, "aten::dequantize", {q});
   }
 
-  // n(q, ...) -> quantize_per_tensor(n(dequantize(q), ...), q_scale(q), q_zero_point(q), dtype);
-  // returns the iterator of the new quantize node, where the walk continues.
-  torch::jit::graph_node_list::iterator keep_qparams(Node* n) {
+  // n(q, ...) -> quantize_per_tensor(n(dequantize(q), ...), scale, zero_point, dtype) with q's
+  // scale and zero point, or the op's `fixed` ones; returns the iterator of the new quantize node,
+  // where the walk continues.
+  torch::jit::graph_node_list::iterator requantize(Node* n, std::optional<std::pair<double, int64_t>> fixed) {
     Value* q = n->input(0);
     const int64_t dtype = qdtype_.at(q);
     Value *scale, *zero_point;
     {
       torch::jit::WithInsertPoint guard(n);
-      scale = insert_like(n, "aten::q_scale", {q});
-      zero_point = insert_like(n, "aten::q_zero_point", {q});
+      scale = fixed ? graph_.insertConstant(fixed->first) : insert_like(n, "aten::q_scale", {q});
+      zero_point = fixed ? graph_.insertConstant(fixed->second) : insert_like(n, "aten::q_zero_point", {q});
       n->replaceInput(0, insert_like(n, "aten::dequantize", {q}));
     }
     torch::jit::WithInsertPoint guard(n->next());
