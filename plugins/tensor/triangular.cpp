@@ -61,13 +61,35 @@ std::vector<int64_t> pair_last(int64_t rank, int64_t d1, int64_t d2) {
   return perm;
 }
 
+// The diagonal of the last two dims of `moved` when their sizes are known only at run time:
+// positions (r0 + i) * cols + c0 + i for i < min(rows - r0, cols - c0) (none if negative) in the
+// flattened matrix, as Range (opset 11).
+Value* run_time_diagonal(Graph& g, const std::string& what, Value* moved, int64_t rank, int64_t offset) {
+  if (g.opset() < 11)
+    throw ArgumentError(what + " of a matrix whose size is known only at run time needs opset 11 or later (target "
+                               "is opset " + std::to_string(g.opset()) + ")");
+  const int64_t r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
+  Value* rows = size(g, moved, rank - 2);
+  Value* cols = size(g, moved, rank - 1);
+  // Range gives nothing for a negative length; integer Min arrives at opset 12, so a Where.
+  Value* row_room = g.op("Sub", {rows, g.constant_int(r0)});
+  Value* col_room = g.op("Sub", {cols, g.constant_int(c0)});
+  Value* length = g.op("Where", {g.op("Less", {row_room, col_room}), row_room, col_room});
+  Value* i = g.op("Range", {g.constant_int(0), length, g.constant_int(1)});
+  Value* positions = g.op("Add", {g.op("Mul", {g.op("Add", {i, g.constant_int(r0)}), cols}),
+                                  g.op("Add", {i, g.constant_int(c0)})});
+  Value* flat_shape = concat(g, {shape_range(g, moved, 0, rank - 2), g.constant_ints({-1})}, 0);
+  return gather(g, reshape(g, moved, flat_shape), positions, rank - 2);
+}
+
 Value* diagonal_of(Graph& g, const std::string& what, Value* x, int64_t offset, int64_t dim1, int64_t dim2) {
   const int64_t rank = rank_of(x, what + " input");
   const int64_t d1 = normalize_dim(dim1, rank), d2 = normalize_dim(dim2, rank);
   if (d1 == d2) throw ArgumentError(what + ": dim1 and dim2 are both " + std::to_string(d1));
-  const int64_t rows = static_size(x, d1, what), cols = static_size(x, d2, what);
   const std::vector<int64_t> perm = pair_last(rank, d1, d2);
   Value* moved = perm == iota(rank) ? x : transpose(g, x, perm);
+  if (!static_dim(x, d1) || !static_dim(x, d2)) return run_time_diagonal(g, what, moved, rank, offset);
+  const int64_t rows = *static_dim(x, d1), cols = *static_dim(x, d2);
   std::vector<int64_t> flat(static_cast<size_t>(rank - 2), 0);
   flat.push_back(rows * cols);
   const auto pos = diagonal_positions(rows, cols, offset);

@@ -36,6 +36,9 @@ case("dyn_slice_end", ["slice", "size"], [f32(2, 6)], lambda x: x[:, : x.size(1)
      since=10, fails={9: "needs opset 10"})
 case("dyn_select", ["select"], [f32(2, 4, 6)], lambda x: (x[:, 1], x[:, -1]), dynamic={0: [1]},
      since=11, fails={9: "negative index into a dim of unknown size needs opset 11"})
+case("dyn_diagonal", ["diagonal"], [f32(2, 3, 4, 5)],
+     lambda x: (torch.diagonal(x), torch.diagonal(x, 1, 2, 3), torch.diagonal(x, -2, -1, 1)), dynamic={0: [0, 1, 2, 3]},
+     since=11)
 case("dyn_narrow", ["narrow"], [f32(2, 4, 6)], lambda x: x.narrow(1, 1, 2), dynamic={0: [1]})
 case("dyn_index_select", ["index_select"], [f32(3, 4), ints(5, high=3)], lambda x, i: x.index_select(0, i),
      dynamic={0: [0], 1: [0]})
