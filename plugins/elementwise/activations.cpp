@@ -182,6 +182,13 @@ Value* prelu(Graph& g, const TorchNode&, const Args& a) {
   return g.op("PRelu", {x, w});
 }
 
+// f(x) computed in float32 for a float64 x and cast back: ONNX Celu, and ONNX Runtime's Elu, take
+// float32 only (torch.onnx does the same).
+Value* in_float32(Graph& g, Value* x, const std::function<Value*(Value*)>& f) {
+  if (x->dtype() != DType::Double) return f(x);
+  return cast(g, f(cast(g, x, DType::Float)), DType::Double);
+}
+
 }  // namespace
 
 void add_activations(Registrar& r) {
@@ -193,12 +200,14 @@ void add_activations(Registrar& r) {
   add_with_inplace(r, "aten::selu", 9, unary("Selu"));
   // Before ONNX Celu (opset 12): celu(x, alpha) = alpha * elu(x / alpha).
   add_with_inplace(r, "aten::celu", 9, [](Graph& g, const TorchNode&, const Args& a) {
-    Value* x = a.tensor(0);
-    Value* alpha = scalar_like(g, number_or(a, 1, 1.0), x);
-    return g.op("Mul", {alpha, g.op("Elu", {g.op("Div", {x, alpha})}, {{"alpha_f", 1.0}})});
+    return in_float32(g, a.tensor(0), [&](Value* x) {
+      Value* alpha = scalar_like(g, number_or(a, 1, 1.0), x);
+      return g.op("Mul", {alpha, g.op("Elu", {g.op("Div", {x, alpha})}, {{"alpha_f", 1.0}})});
+    });
   });
   add_with_inplace(r, "aten::celu", 12, [](Graph& g, const TorchNode&, const Args& a) {
-    return g.op("Celu", {a.tensor(0)}, {{"alpha_f", number_or(a, 1, 1.0)}});
+    return in_float32(g, a.tensor(0),
+                      [&](Value* x) { return g.op("Celu", {x}, {{"alpha_f", number_or(a, 1, 1.0)}}); });
   });
   add_clip_ops<clip_9>(r, 9);
   add_clip_ops<clip_11>(r, 11);

@@ -125,6 +125,7 @@ case("elu_scale", ["elu"], [f32(2, 3)], lambda x: torch.ops.aten.elu(x, 1.0, 2.0
      opsets=[], fails={o: "scale/input_scale other than 1" for o in (9, 17)})
 unary("selu", F.selu, [f32(2, 3, 4)], inplace=lambda x: F.selu(x, inplace=True))
 unary("celu", lambda x: F.celu(x, 0.7), [f32(2, 3, 4)], inplace=lambda x: F.celu(x, 1.3, inplace=True))
+case("celu_float64", ["celu"], [f64(2, 3)], lambda x: F.celu(x, 0.7))  # ONNX Celu takes float32 only
 unary("hardtanh", lambda x: F.hardtanh(x, -0.5, 0.7), [f32(2, 3, 4)],
       inplace=lambda x: F.hardtanh(x, -0.2, 0.3, inplace=True))
 case("hardtanh_default", ["hardtanh"], [f32(2, 3, 4, low=-3, high=3)], F.hardtanh)
