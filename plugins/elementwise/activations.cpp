@@ -179,6 +179,8 @@ Value* prelu(Graph& g, const TorchNode&, const Args& a) {
     for (int64_t i = 1; i < *x_rank - 1; ++i) axes.push_back(i);
     w = unsqueeze(g, w, axes);
   }
+  // torch's output has x's shape: a 0-d x with its one weight stays 0-d (PRelu would broadcast to [1]).
+  if (x_rank == std::optional<int64_t>(0)) w = reshape(g, w, std::vector<int64_t>{});
   return g.op("PRelu", {x, w});
 }
 

@@ -168,6 +168,7 @@ case("gelu", ["gelu"], [f32(2, 3, 4)], F.gelu)
 case("gelu_tanh", ["gelu"], [f32(2, 3, 4)], lambda x: F.gelu(x, approximate="tanh"))
 case("prelu", ["prelu"], [f32(2, 3, 4, 5)], module=lambda: nn.PReLU(3, init=0.1))
 case("prelu_single", ["prelu"], [f32(2, 3, 4)], module=lambda: nn.PReLU(init=0.3))
+case("prelu_0d", ["prelu"], [f32()], module=lambda: nn.PReLU(init=0.3))  # the output stays 0-d
 case("prelu_2d", ["prelu"], [f32(4, 3)],
      module=lambda: With(lambda s, x: F.prelu(x, s.w), w=torch.rand(3)))
 
