@@ -1,6 +1,7 @@
 // Pixel shuffle. From opset 11 pixel_shuffle is DepthToSpace in CRD mode (PyTorch's channel
 // order); before, and for pixel_unshuffle (SpaceToDepth has the other channel order), it is
-// Reshape -> Transpose -> Reshape, which needs static C, H, W.
+// Reshape -> Transpose -> Reshape, whose shapes are constants for static C, H, W (pixel_shuffle below
+// opset 11 needs them) and computed from Shape otherwise (pixel_unshuffle).
 #include "nn.h"
 #include "onnxport/helpers.h"
 
@@ -37,10 +38,24 @@ Value* pixel_shuffle(Graph& g, const TorchNode& n, const Args& a) {
   });
 }
 
+// pixel_unshuffle of an x whose C, H, W are known only at run time: the same Reshape -> Transpose
+// -> Reshape with the shapes computed from Shape(x).
+Value* run_time_pixel_unshuffle(Graph& g, Value* x, int64_t r) {
+  Value* factor = g.constant_ints({r});
+  Value* c = size(g, x, 1, /*as_1d=*/true);
+  Value* h = g.op("Div", {size(g, x, 2, true), factor});
+  Value* w = g.op("Div", {size(g, x, 3, true), factor});
+  Value* keep_batch = g.constant_ints({0});
+  Value* blocks = reshape(g, x, concat(g, {keep_batch, c, h, factor, w, factor}, 0));
+  Value* moved = transpose(g, blocks, {0, 1, 3, 5, 2, 4});
+  return reshape(g, moved, concat(g, {keep_batch, g.op("Mul", {c, g.constant_ints({r * r})}), h, w}, 0));
+}
+
 Value* pixel_unshuffle(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t r = a.i(1);
   return with_batch_dim(g, a.tensor(0), 2, [&](Value* x) {
     require_rank4(n, x);
+    if (!static_dim(x, -3) || !static_dim(x, -2) || !static_dim(x, -1)) return run_time_pixel_unshuffle(g, x, r);
     const Chw s = static_chw(n, x);
     Value* blocks = reshape(g, x, std::vector<int64_t>{0, s.c, s.h / r, r, s.w / r, r});
     Value* moved = transpose(g, blocks, {0, 1, 3, 5, 2, 4});
