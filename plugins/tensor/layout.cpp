@@ -172,8 +172,8 @@ Value* repeat_interleave_runtime(Graph& g, const TorchNode& n, Value* x, Value* 
   if (g.opset() < 11)
     throw ArgumentError(n.kind + ": repeats computed at run time need opset 11 (CumSum, Range); got opset " +
                         std::to_string(g.opset()));
-  Value* counts = cast(g, repeats, DType::Int64);
-  if (counts->rank() == std::optional<int64_t>(0)) counts = g.op("Expand", {counts, size(g, x, dim, true)});
+  // One count (a number, or a tensor of one element) repeats every element that many times.
+  Value* counts = g.op("Expand", {cast(g, repeats, DType::Int64), size(g, x, dim, true)});
   Value* ends = g.op("CumSum", {counts, g.constant_int(0)});
   Value* total = reduce(g, "ReduceSum", counts, {0}, false);
   Value* positions = g.op("Range", {g.constant_int(0), total, g.constant_int(1)});

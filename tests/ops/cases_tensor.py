@@ -346,6 +346,9 @@ case("repeat_interleave_runtime", ["repeat_interleave"], [f32(3, 2), ints(3, hig
                       torch.repeat_interleave(x, k)), since=11, dynamic_check=False)
 case("repeat_interleave_runtime_script", ["repeat_interleave"], [f32(3, 2), ints(3, high=4)],
      s_repeat_interleave_runtime, script=True, since=11, dynamic_check=False)
+# A run-time tensor of one count repeats every element (PyTorch's test_dynamic_repeat_interleave).
+case("repeat_interleave_runtime_one_count", ["repeat_interleave"], [f32(2, 3), ints(1, low=2, high=4)],
+     lambda x, r: torch.repeat_interleave(x, r, dim=1), since=11, dynamic_check=False)
 case("dyn_repeat_interleave", ["repeat_interleave"], [f32(2, 3)], lambda x: torch.repeat_interleave(x, 2, dim=1),
      dynamic={0: [0, 1]})
 case("tensor_split", ["tensor_split"], [f32(2, 7)],
