@@ -141,8 +141,9 @@ Value* cross_entropy(Graph& g, const TorchNode& n, const Args& a) {
 Value* bce_with_logits(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
   Value* t = a.tensor(1);
-  Value* weight = a.optional_tensor(2);
-  Value* pos_weight = a.optional_tensor(3);
+  // Integer weights (torch.tensor([3])) are promoted to x's dtype, as torch computes them.
+  Value* weight = a.optional_tensor(2) ? cast(g, a.optional_tensor(2), x->dtype()) : nullptr;
+  Value* pos_weight = a.optional_tensor(3) ? cast(g, a.optional_tensor(3), x->dtype()) : nullptr;
   Value* one = scalar(g, 1.0, x);
   Value* softplus_neg =
       g.op("Add", {g.op("Softplus", {g.op("Neg", {g.op("Abs", {x})})}), g.op("Relu", {g.op("Neg", {x})})});

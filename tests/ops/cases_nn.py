@@ -525,6 +525,10 @@ case("bce_with_logits_weights", ["binary_cross_entropy_with_logits"], [f32(3, 4)
                                           F.binary_cross_entropy_with_logits(x * 30, t, pos_weight=s.pw,
                                                                              reduction="sum")),
                          w=torch.rand(4), pw=torch.rand(4) + 0.5))
+# Integer weights are promoted to the input's dtype (PyTorch's test_binary_cross_entropy_with_logits).
+case("bce_with_logits_int_weights", ["binary_cross_entropy_with_logits"], [f32(3, 4), f32(3, 4, low=0, high=1)],
+     module=lambda: With(lambda s, x, t: F.binary_cross_entropy_with_logits(x, t, s.w, pos_weight=s.pw),
+                         w=torch.tensor([3]), pw=torch.tensor([2, 0, 1, 3])))
 case("bce_weight", ["binary_cross_entropy"], [f32(3, 4, low=0.02, high=0.98), f32(3, 4, low=0, high=1)],
      module=lambda: With(lambda s, x, t: torch._C._nn.binary_cross_entropy(x, t, s.w, 1), w=torch.rand(4)))
 case("kl_div_zero_target", ["kl_div"], [f32(3, 4), f32(3, 4, low=0, high=1)],
