@@ -82,10 +82,18 @@ Value* tensordot(Graph& g, const TorchNode& n, const Args& a) {
 }
 
 // einsum(equation, tensors, path=None): ONNX Einsum (opset 12) takes the same equations.
-Value* einsum(Graph& g, const TorchNode&, const Args& a) {
+Value* einsum(Graph& g, const TorchNode& n, const Args& a) {
   std::string equation = a.s(0);
   equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
-  return g.op("Einsum", promote(g, a.list(1)), {{"equation_s", equation}});
+  std::vector<Value*> operands = promote(g, a.list(1));
+  if (operands.empty() || dtype_of(operands[0]) != DType::Bool)
+    return g.op("Einsum", operands, {{"equation_s", equation}});
+  // ONNX Einsum takes no bool: computed in int64. torch gives bool where nothing is summed
+  // (a transpose, a diagonal) and int64 sums otherwise, as the trace recorded.
+  for (Value*& v : operands) v = cast(g, v, DType::Int64);
+  const DType recorded = n.output_types.empty() ? DType::Undefined : n.output_types[0].dtype;
+  return cast(g, g.op("Einsum", operands, {{"equation_s", equation}}),
+              recorded == DType::Undefined ? DType::Bool : recorded);
 }
 
 // kron(a, b): with both padded to the same rank r, the product of a as [a0,1,a1,1,...] and b

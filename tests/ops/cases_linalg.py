@@ -30,6 +30,10 @@ case("einsum", ["einsum"], [f32(2, 3, 4), f32(2, 4, 5)],
      since=12, fails={9: "supported from opset 12", 11: "supported from opset 12"})
 case("einsum_trace_outer", ["einsum"], [f32(4, 4), f32(3)],
      lambda m, v: (torch.einsum("ii", m), torch.einsum("i,j->ij", v, v), torch.einsum("ij->ji", m)), since=12)
+# Bool operands: ONNX Einsum takes none (PyTorch's test_einsum).
+case("einsum_bool", ["einsum"], [f32(3, 4), f32(2, 5, 5)],
+     lambda a, b: (torch.einsum("ij->ji", a > 0), torch.einsum("...ii->...i", b > 0), torch.einsum("ij->j", a > 0)),
+     since=12)  # torch sums bools as int64 (the last one)
 case("kron", ["kron"], [f32(2, 3), f32(4, 5)], torch.kron)
 case("kron_ranks", ["kron"], [f32(2, 3, 2), f32(3, 2), ints(2, 2)],
      lambda a, b, i: (torch.kron(a, b), torch.kron(b, a), torch.kron(i, i)))
