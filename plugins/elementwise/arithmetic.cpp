@@ -30,12 +30,13 @@ Value* rsub(Graph& g, const TorchNode&, const Args& a) {
   return g.op("Sub", {xy[1], self});
 }
 
-Value* divide(Graph& g, Value* x, Value* y, const std::string& rounding_mode, const std::string& op) {
+Value* divide(Graph& g, Value* x, Value* y, const std::string& rounding_mode, const std::string& op,
+              DType true_division_dtype = DType::Float) {
   std::vector<Value*> xy = promote(g, {x, y});
   const DType t = result_type({x, y});
   const bool integral = is_int_or_bool(t);
   if (rounding_mode.empty()) {
-    if (integral) xy = {cast(g, xy[0], DType::Float), cast(g, xy[1], DType::Float)};
+    if (integral) xy = {cast(g, xy[0], true_division_dtype), cast(g, xy[1], true_division_dtype)};
     return g.op("Div", xy);
   }
   if (rounding_mode == "trunc") {
@@ -52,7 +53,10 @@ Value* divide(Graph& g, Value* x, Value* y, const std::string& rounding_mode, co
 
 Value* div(Graph& g, const TorchNode& n, const Args& a) {
   const std::string mode = a.is_none(2) ? "" : a.s(2);
-  return divide(g, a.tensor(0), a.tensor(1), mode, n.kind);
+  // Integers divided truly give torch's default dtype, float64 if the model ran under
+  // torch.set_default_dtype(torch.float64): the recorded output says which.
+  const DType recorded = n.output_types.empty() ? DType::Undefined : n.output_types[0].dtype;
+  return divide(g, a.tensor(0), a.tensor(1), mode, n.kind, is_floating(recorded) ? recorded : DType::Float);
 }
 
 Value* floor_divide(Graph& g, const TorchNode& n, const Args& a) {

@@ -249,6 +249,25 @@ class DropInTest(unittest.TestCase):
                    torch.tensor(out.q_zero_point(), dtype=torch.uint8)]
         self.assert_runs_like_pytorch("quantized", inputs, outputs)
 
+    def test_integer_true_division_gives_the_default_dtype_in_force(self):
+        # PyTorch's test_div_promotion_*: int / int is float64 under torch.set_default_dtype(float64).
+        class Div(torch.nn.Module):
+            def forward(self, x, y):
+                return x / y
+
+        x = torch.randint(-5, 5, (2, 3), dtype=torch.int32)
+        y = torch.arange(1, 7, dtype=torch.int32).reshape(2, 3)
+        previous = torch.get_default_dtype()
+        try:
+            torch.set_default_dtype(torch.float64)
+            onnxport.export(Div(), (x, y), path("div64.onnx"), opset_version=13)
+            expected = Div()(x, y)
+        finally:
+            torch.set_default_dtype(previous)
+        self.assertEqual(expected.dtype, torch.float64)
+        self.assertEqual(elem_types(onnx.load(path("div64.onnx")).graph.output), [onnx.TensorProto.DOUBLE])
+        self.assert_runs_like_pytorch("div64", [x, y], [expected])
+
     def test_dynamic_axes_naming_nothing_warn_and_list_axes_are_named_by_position(self):
         model = torch.nn.Linear(4, 2)
         x = torch.randn(3, 5, 4)
