@@ -463,6 +463,17 @@ Symbolic identity() {
   return [](Graph&, const TorchNode&, const Args& a) { return std::vector<Value*>{a.at(0)}; };
 }
 
+std::vector<Value*> in_place_results(Graph& g, const Args& a, std::vector<Value*> results) {
+  if (results.empty() || a.size() == 0) return results;
+  const Value* self = a.at(0);
+  Value*& result = results[0];
+  if (!self->is_tensor() || self->is_complex() || !result->is_tensor() || result->is_complex()) return results;
+  const DType want = self->dtype();
+  if (want != DType::Undefined && result->dtype() != DType::Undefined && result->dtype() != want)
+    result = cast(g, result, want);
+  return results;
+}
+
 bool is_int_or_bool(DType d) { return is_integral(d) || d == DType::Bool; }
 
 DType float_dtype_of(const Value* v) {

@@ -22,6 +22,10 @@ case("add_int_0d_float", ["add"], [ints(2, 3), f32()], lambda i, s: i + s)
 case("add_0d_0d", ["add"], [f32(), f32()], lambda a, b: a + b)
 case("add_int_alpha", ["add"], [ints(2, 3), ints(2, 3)], lambda i, j: torch.add(i, j, alpha=2))
 case("add_", ["add_"], [f32(2, 3), f32(3)], lambda x, y: (x * 1).add_(y, alpha=2))
+# An in-place result keeps self's dtype (PyTorch's test_inplace_arithmetic_half: float16 += float32
+# is float16): float32 += float64 is float32, and eq_ of a float tensor gives floats.
+case("inplace_keeps_self_dtype", ["add_", "mul_", "eq_"], [f32(2, 3), f32(2, 3)],
+     lambda x, y: ((x * 1).add_(y.double()), (x * 1).mul_(y.double()), (x * 1).eq_(y)), since=11)
 case("sub", ["sub"], [f32(2, 3), f32(2, 3)], lambda x, y: x - y)
 case("sub_alpha", ["sub"], [f32(2, 3), f32(1, 3)], lambda x, y: torch.sub(x, y, alpha=0.5))
 case("sub_int", ["sub"], [ints(2, 3), ints(2, 3)], lambda i, j: i - j)

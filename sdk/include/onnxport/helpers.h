@@ -14,6 +14,7 @@
 // Every function throws ArgumentError (naming what it needed) instead of building a wrong graph.
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -121,11 +122,20 @@ Symbolic binary(const std::string& onnx_op);
 // Returns argument 0 unchanged (aten::detach, aten::contiguous, prim::NumToTensor, ...).
 Symbolic identity();
 
-// Registers fn for torch_op and for its in-place variant torch_op + "_".
+// The results of an in-place op keep self's dtype, as torch casts them back into self
+// (x.add_(y) of a float16 x and a float32 y is float16; x.eq_(y) of a float x is float).
+std::vector<Value*> in_place_results(Graph& g, const Args& a, std::vector<Value*> results);
+
+// Registers fn for torch_op and for its in-place variant torch_op + "_" (see in_place_results).
 template <class F>
 void add_with_inplace(Registrar& r, const std::string& torch_op, int since_opset, F fn) {
   r.add(torch_op, since_opset, fn);
-  r.add(torch_op + "_", since_opset, fn);
+  r.add(torch_op + "_", since_opset, [fn](Graph& g, const TorchNode& n, const Args& a) {
+    if constexpr (std::is_convertible_v<std::invoke_result_t<const F&, Graph&, const TorchNode&, const Args&>, Value*>)
+      return in_place_results(g, a, {fn(g, n, a)});
+    else
+      return in_place_results(g, a, fn(g, n, a));
+  });
 }
 
 // ---------------------------------------------------------------- errors
