@@ -282,6 +282,8 @@ void add_script_ops(Registrar& r) {
   r.add("onnx::Placeholder", 9, [](Graph&, const TorchNode&, const Args& a) { return std::vector<Value*>{a.at(0)}; });
   r.add("prim::RaiseException", 9, nothing);
   r.add("aten::warn", 9, nothing);
+  // print() in a scripted model: ONNX has no output channel, and torch.onnx removes it too.
+  r.add("prim::Print", 9, nothing);
 }
 
 }  // namespace onnxport::prim

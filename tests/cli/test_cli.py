@@ -696,6 +696,28 @@ class CliTest(unittest.TestCase):
         self.assertIn("aten::layer_norm reads 'w', a value that is None on some paths", r.stderr)
         self.assertFalse(os.path.exists(bad))
 
+    def test_trace_of_scripted_model_keeps_tensors_made_from_lists(self):
+        # A list built in a loop, made a tensor with torch.tensor/as_tensor: libtorch fills it by a
+        # copy its tracer does not see, so a trace (the mode auto picks here: the loop depends on a
+        # static size only) used to record an empty tensor (zeros in the file).
+        class ListToTensor(torch.nn.Module):
+            def forward(self, x):
+                counts: List[int] = []
+                for i in range(x.size(0)):
+                    counts.append(i * 3 + 2)
+                return x.sum(1) + torch.tensor(counts, dtype=torch.float32), torch.as_tensor(counts)
+
+        torch.jit.script(ListToTensor()).save(path("list2tensor.pt"))
+        x = torch.randn(4, 3)
+        save_npy_manifest("list2tensor", [x], list(ListToTensor()(x)))
+        for mode in ("auto", "trace", "script"):
+            out = path(f"list2tensor_{mode}.onnx")
+            r = run("export", path("list2tensor.pt"), "-o", out, "--mode", mode, "--input",
+                    "x=" + path("list2tensor.in0.npy"), "--opset", "13", "--verbose")
+            self.assertIn("script" if mode == "script" else "trace", r.stdout.splitlines()[0])
+            ok, log = ort_matches(out, "list2tensor")
+            self.assertTrue(ok, f"--mode {mode}: {log}")
+
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)

@@ -12,6 +12,8 @@ taken with a matmul, which keeps these rows independent of the reduction ops.
 """
 import torch
 import torch.nn.functional as F
+from typing import List
+
 from torch import Tensor
 from op_framework import UNREACHABLE, bools, case, f32, f64, grid, ints, pos
 
@@ -144,6 +146,23 @@ def s_as_tensor(x: Tensor):
 
 
 case("as_tensor", ["as_tensor"], [f32(2, 3)], s_as_tensor, script=True)
+
+
+def s_tensor_of_list_built_in_loop(x: Tensor):
+    # the list is made at run time, so freezing cannot fold it: a trace must keep its values
+    # (libtorch fills the tensor by a copy the tracer does not see)
+    counts: List[int] = []
+    scales: List[float] = []
+    for i in range(x.size(0)):
+        counts.append(i * 2 + 1)
+        scales.append(float(i) / 4.0)
+    return torch.tensor(counts, dtype=torch.int32), torch.as_tensor(scales), torch.tensor(len(counts))
+
+
+case("tensor_of_list_built_in_loop", ["tensor", "as_tensor"], [f32(3, 2)], s_tensor_of_list_built_in_loop,
+     script=True, since=13)
+case("tensor_of_list_built_in_loop_dynamic", ["tensor", "as_tensor"], [f32(3, 2)], s_tensor_of_list_built_in_loop,
+     script=True, since=13, dynamic={0: [0]})
 
 # ---- ranges
 

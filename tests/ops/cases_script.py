@@ -194,6 +194,19 @@ def s_device_type(x: Tensor):
 case("prim_type", ["warn"], [f32(2, 3)], s_device_type, script=True)
 
 
+def s_print(x: Tensor):
+    first = x[:, 0]
+    if bool(first.sum() > 1e6):           # decided at run time: the branch that prints stays
+        print("large first column:", first)
+        first = first * 0.0
+    print("rows:", x.size(0))
+    return first + 1.0
+
+
+case("print_is_dropped", ["prim::Print"], [f32(3, 4)], s_print, script=True, since=11,
+     fails={9: "different shapes in the two branches"})
+
+
 # ---- the TorchScript value world: tensors where ints/floats are wanted, lists at run time
 
 def s_list_indexed_by_tensor(x: Tensor, y: Tensor, i: Tensor):

@@ -5,6 +5,7 @@
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
+#include <torch/csrc/jit/runtime/custom_operator.h>
 
 #include <map>
 #include <set>
@@ -102,6 +103,55 @@ const char* dependence_text(Dependence d) {
   return "?";
 }
 
+// torch.tensor / torch.as_tensor of numbers: libtorch fills the tensor by a copy the tracer does not
+// see, so a trace of the op records an empty tensor. Wrapped in this op, the original runs with
+// tracing off and the trace records its result as a constant holding the values, as a Python
+// trace of torch.tensor does.
+const c10::Symbol kUntracedTensor = c10::Symbol::fromQualString("onnxport::untraced_tensor");
+
+const torch::jit::RegisterOperators untraced_tensor_op({torch::jit::Operator(
+    kUntracedTensor,
+    [](const torch::jit::Node* node) -> torch::jit::Operation {
+      auto original = torch::jit::getOperatorForLiteral(node->s(c10::attr::name).c_str())->getOperation();
+      return [original](torch::jit::Stack& stack) mutable {
+        const auto state = torch::jit::tracer::getTracingState();
+        torch::jit::tracer::setTracingState(nullptr);
+        try {
+          original(stack);
+        } catch (...) {
+          torch::jit::tracer::setTracingState(state);
+          throw;
+        }
+        torch::jit::tracer::setTracingState(state);
+        if (state) {
+          const auto& result = stack.back();
+          torch::jit::tracer::setValueTrace(result, state->graph->insertConstant(result));
+        }
+      };
+    },
+    c10::AliasAnalysisKind::CONSERVATIVE)});
+
+bool makes_tensor_from_numbers(const torch::jit::Node* n) {
+  const auto kind = n->kind();
+  if (kind != c10::aten::tensor && kind != c10::aten::as_tensor) return false;
+  return n->inputs().size() >= 1 && !n->input(0)->type()->cast<c10::TensorType>() && n->maybeSchema();
+}
+
+void wrap_tensors_from_numbers(torch::jit::Block* block) {
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    auto* n = *it++;
+    for (auto* sub : n->blocks()) wrap_tensors_from_numbers(sub);
+    if (!makes_tensor_from_numbers(n)) continue;
+    auto* wrapped = block->owningGraph()->create(kUntracedTensor, n->inputs(), 1);
+    wrapped->s_(c10::attr::name, c10::toString(n->schema()));
+    wrapped->output()->setType(n->output()->type());
+    wrapped->setSourceRange(n->sourceRange());
+    wrapped->insertBefore(n);
+    n->output()->replaceAllUsesWith(wrapped->output());
+    n->destroy();
+  }
+}
+
 }  // namespace
 
 std::string ControlFlowSite::describe() const {
@@ -158,6 +208,7 @@ std::shared_ptr<torch::jit::Graph> trace_graph(const std::shared_ptr<torch::jit:
                                                const c10::optional<c10::IValue>& self,
                                                const std::vector<c10::IValue>& inputs) {
   auto copy = graph->copy();
+  wrap_tensors_from_numbers(copy->block());
   if (copy->outputs().size() != 1) {  // a function returns one value: pack several in a tuple
     std::vector<torch::jit::Value*> outs(copy->outputs().begin(), copy->outputs().end());
     while (!copy->outputs().empty()) copy->eraseOutput(0);
