@@ -26,8 +26,8 @@ std::vector<Value*> add(Graph& g, const TorchNode& n, const Args& a) {
 Value* rsub(Graph& g, const TorchNode&, const Args& a) {
   std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
   const double alpha = a.is_none(2) ? 1.0 : a.f(2);
-  Value* self = alpha == 1.0 ? xy[0] : g.op("Mul", {xy[0], scalar_like(g, alpha, xy[1])});
-  return g.op("Sub", {xy[1], self});
+  Value* self = alpha == 1.0 ? xy[0] : arithmetic(g, "Mul", {xy[0], scalar_like(g, alpha, xy[1])});
+  return arithmetic(g, "Sub", {xy[1], self});
 }
 
 Value* divide(Graph& g, Value* x, Value* y, const std::string& rounding_mode, const std::string& op,
@@ -40,7 +40,7 @@ Value* divide(Graph& g, Value* x, Value* y, const std::string& rounding_mode, co
     return g.op("Div", xy);
   }
   if (rounding_mode == "trunc") {
-    if (integral) return g.op("Div", xy);
+    if (integral) return arithmetic(g, "Div", xy);
     Value* q = g.op("Div", xy);
     return g.op("Mul", {g.op("Sign", {q}), g.op("Floor", {g.op("Abs", {q})})});
   }
@@ -70,7 +70,7 @@ Value* remainder(Graph& g, const TorchNode&, const Args& a) {
   const bool integral = is_int_or_bool(result_type({a.tensor(0), a.tensor(1)}));
   if (integral && g.opset() >= 10) return g.op("Mod", xy, {{"fmod_i", 0}});
   Value* floored = integral ? floor_div_integral(g, xy[0], xy[1]) : g.op("Floor", {g.op("Div", xy)});
-  return g.op("Sub", {xy[0], g.op("Mul", {floored, xy[1]})});
+  return arithmetic(g, "Sub", {xy[0], arithmetic(g, "Mul", {floored, xy[1]})});
 }
 
 Value* fmod(Graph& g, const TorchNode&, const Args& a) {
@@ -132,7 +132,7 @@ Value* mul(Graph& g, const TorchNode& n, const Args& a) {
 
 Value* square(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
-  return g.op("Mul", {x, x});
+  return arithmetic(g, "Mul", {x, x});
 }
 
 }  // namespace

@@ -16,10 +16,13 @@ std::vector<Value*> promote_float(Graph& g, const std::vector<Value*>& operands)
 }
 
 Value* floor_div_integral(Graph& g, Value* x, Value* y) {
+  const DType d = dtype_of(x);
+  // computed in int32 or wider: r * y below may leave an 8- or 16-bit type's range
+  if (is_narrow_integer(d)) return cast(g, floor_div_integral(g, cast(g, x, DType::Int32), cast(g, y, DType::Int32)), d);
   Value* q = g.op("Div", {x, y});
   Value* r = g.op("Sub", {x, g.op("Mul", {q, y})});
   Value* needs_fix = g.op("Less", {g.op("Mul", {r, y}), scalar_like(g, 0, r)});
-  return g.op("Sub", {q, cast(g, needs_fix, dtype_of(x))});
+  return g.op("Sub", {q, cast(g, needs_fix, d)});
 }
 
 Value* equal(Graph& g, Value* x, Value* y) {

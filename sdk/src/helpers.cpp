@@ -431,6 +431,14 @@ std::vector<Value*> promote(Graph& g, const std::vector<Value*>& operands) {
   return out;
 }
 
+Value* arithmetic(Graph& g, const std::string& onnx_op, const std::vector<Value*>& operands) {
+  const DType d = operands.empty() ? DType::Undefined : dtype_of(operands[0]);
+  if (!is_narrow_integer(d) || g.opset() >= 14) return g.op(onnx_op, operands);
+  std::vector<Value*> wide;
+  for (Value* v : operands) wide.push_back(cast(g, v, DType::Int32));
+  return cast(g, g.op(onnx_op, wide), d);
+}
+
 // ---------------------------------------------------------------- combinators
 
 Symbolic unary(const std::string& onnx_op, Attrs attrs) {
@@ -453,9 +461,9 @@ Symbolic binary(const std::string& onnx_op) {
     std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
     if (auto alpha = alpha_of(n, a); alpha && *alpha != 1.0) {
       const Value* like = dtype_of(xy[1]) != DType::Undefined ? xy[1] : xy[0];
-      xy[1] = g.op("Mul", {xy[1], scalar_like(g, *alpha, like)});
+      xy[1] = arithmetic(g, "Mul", {xy[1], scalar_like(g, *alpha, like)});
     }
-    return std::vector<Value*>{g.op(onnx_op, xy)};
+    return std::vector<Value*>{arithmetic(g, onnx_op, xy)};
   };
 }
 
@@ -475,6 +483,10 @@ std::vector<Value*> in_place_results(Graph& g, const Args& a, std::vector<Value*
 }
 
 bool is_int_or_bool(DType d) { return is_integral(d) || d == DType::Bool; }
+
+bool is_narrow_integer(DType d) {
+  return d == DType::UInt8 || d == DType::Int8 || d == DType::UInt16 || d == DType::Int16;
+}
 
 DType float_dtype_of(const Value* v) {
   const DType d = dtype_of(v);

@@ -49,6 +49,8 @@ const NPY_DTYPES = {
   '<f8': {dtype: 'float64', Array: Float64Array},
   '<i8': {dtype: 'int64', Array: BigInt64Array},
   '<i4': {dtype: 'int32', Array: Int32Array},
+  '<i2': {dtype: 'int16', Array: Int16Array},
+  '<u2': {dtype: 'uint16', Array: Uint16Array},
   '|i1': {dtype: 'int8', Array: Int8Array},
   '|u1': {dtype: 'uint8', Array: Uint8Array},
   '|b1': {dtype: 'bool', Array: Uint8Array},
@@ -107,7 +109,7 @@ function writeNpy(file, {dtype, dims, data}) {
 
 // ------------------------------------------------------------------ comparison
 
-const INTEGER_DTYPES = new Set(['int64', 'int32', 'int8', 'uint8', 'bool']);
+const INTEGER_DTYPES = new Set(['int64', 'int32', 'int16', 'uint16', 'int8', 'uint8', 'bool']);
 
 function unravel(flat, dims) {
   const index = new Array(dims.length);

@@ -18,6 +18,15 @@ case("add_int_scalar_float", ["add"], [ints(2, 3)], lambda i: i + 1.5)
 case("add_f64_f32", ["add"], [f64(2, 3), f32(2, 3)], lambda x, y: x + y)
 case("add_int32", ["add"], [ints(2, 3, dtype=torch.int32), ints(3, dtype=torch.int32)], lambda i, j: i + j)
 case("add_0d", ["add"], [f32(2, 3), f32()], lambda x, s: x + s)
+# 8- and 16-bit integers: ONNX's Add/Sub/Mul/Div take them from opset 14 only; results wrap as in torch
+for _dt, _lo, _hi in ((torch.uint8, 0, 256), (torch.int8, -128, 128), (torch.int16, -32768, 32768)):
+    _name = str(_dt).replace("torch.", "")
+    case(f"arithmetic_{_name}", ["add", "sub", "mul", "square"],
+         [ints(3, 5, low=_lo, high=_hi, dtype=_dt), ints(3, 5, low=_lo, high=_hi, dtype=_dt)],
+         lambda i, j: (i + j, i - j, i * j, torch.add(i, j, alpha=3), torch.rsub(i, j), torch.square(i)))
+    case(f"division_{_name}", ["div", "remainder"],
+         [ints(3, 5, low=_lo, high=_hi, dtype=_dt), nonzero_ints(3, 5, low=-100 if _lo else 1, high=100, dtype=_dt)],
+         lambda i, j: (torch.div(i, j, rounding_mode="trunc"), torch.div(i, j, rounding_mode="floor"), i % j))
 case("add_int_0d_float", ["add"], [ints(2, 3), f32()], lambda i, s: i + s)
 case("add_0d_0d", ["add"], [f32(), f32()], lambda a, b: a + b)
 case("add_int_alpha", ["add"], [ints(2, 3), ints(2, 3)], lambda i, j: torch.add(i, j, alpha=2))

@@ -26,6 +26,8 @@ namespace onnxport::helpers {
 
 // Integer or bool: the dtypes float-only ONNX math (Sqrt, Reduce* means, ...) must not see.
 bool is_int_or_bool(DType d);
+// 8- and 16-bit integers, which ONNX's arithmetic ops take from opset 14 only.
+bool is_narrow_integer(DType d);
 // v's dtype when it is floating, else float32 (the dtype of a float result of an integer input).
 DType float_dtype_of(const Value* v);
 
@@ -111,13 +113,18 @@ DType result_type(const std::vector<Value*>& operands);
 // Every operand cast to result_type(operands) (constant numbers are re-made in that dtype).
 std::vector<Value*> promote(Graph& g, const std::vector<Value*>& operands);
 
+// g.op(onnx_op, operands) for Add, Sub, Mul and Div. Before opset 14 these ops take no 8- or 16-bit
+// integers: such operands are computed in int32 and the result cast back, which wraps as torch
+// does (every sum, difference or product of two such values is exact in int32).
+Value* arithmetic(Graph& g, const std::string& onnx_op, const std::vector<Value*>& operands);
+
 // ---------------------------------------------------------------- combinators
 
 // g.op(onnx_op, {arg 0}, attrs).
 Symbolic unary(const std::string& onnx_op, Attrs attrs = {});
 // Same, but integer/bool inputs are cast to float first (aten::sqrt of an int tensor is float).
 Symbolic unary_float(const std::string& onnx_op);
-// g.op(onnx_op, promote(arg 0, arg 1)). An `alpha` argument (aten::add/sub) scales arg 1.
+// arithmetic(onnx_op, promote(arg 0, arg 1)). An `alpha` argument (aten::add/sub) scales arg 1.
 Symbolic binary(const std::string& onnx_op);
 // Returns argument 0 unchanged (aten::detach, aten::contiguous, prim::NumToTensor, ...).
 Symbolic identity();
