@@ -77,11 +77,15 @@ Value* fmod(Graph& g, const TorchNode&, const Args& a) {
   return g.op("Mod", promote(g, {a.tensor(0), a.tensor(1)}), {{"fmod_i", 1}});
 }
 
-// Pow takes integer tensors from opset 12: before that, compute in float and cast back.
+// Pow takes int32/int64 from opset 12 (8- and 16-bit integers at no opset, computed in int32):
+// before that, compute in float and cast back.
 Value* pow(Graph& g, const TorchNode&, const Args& a) {
   std::vector<Value*> xy = promote(g, {a.tensor(0), a.tensor(1)});
   const DType d = result_type({a.tensor(0), a.tensor(1)});
-  if (!is_integral(d) || g.opset() >= 12) return g.op("Pow", xy);
+  if (!is_integral(d)) return g.op("Pow", xy);
+  if (g.opset() >= 12 && is_narrow_integer(d))
+    return cast(g, g.op("Pow", {cast(g, xy[0], DType::Int32), cast(g, xy[1], DType::Int32)}), d);
+  if (g.opset() >= 12) return g.op("Pow", xy);
   return cast(g, g.op("Pow", {cast(g, xy[0], DType::Float), cast(g, xy[1], DType::Float)}), d);
 }
 

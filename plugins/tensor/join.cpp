@@ -62,7 +62,15 @@ bool as_run_time_sequence(Graph& g, const Value* x, int64_t dim) { return !stati
 
 Value* chunk(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
-  const int64_t chunks = a.i(1), dim = a.is_none(2) ? 0 : a.i(2);
+  int64_t dim = a.is_none(2) ? 0 : a.i(2);
+  if (!a.at(1)->maybe_int()) {  // a count the model computes (x.size(0) under dynamic axes)
+    if (g.opset() < 11)
+      throw ArgumentError(n.kind + ": a chunk count computed at run time needs opset 11 or later (ONNX sequences)");
+    if (auto rank = x->rank()) dim = normalize_dim(dim, *rank);
+    Value* parts = int_list(g, g.list({a.at(1)}));
+    return split_in_pieces_to_sequence(g, x, chunk_piece(g, size(g, x, dim, /*as_1d=*/true), parts), dim);
+  }
+  const int64_t chunks = a.i(1);
   if (chunks <= 0) throw ArgumentError(n.kind + ": chunks must be positive, got " + std::to_string(chunks));
   if (as_run_time_sequence(g, x, dim))
     return split_in_pieces_to_sequence(g, x, chunk_piece(g, size(g, x, dim, /*as_1d=*/true), chunks), dim);

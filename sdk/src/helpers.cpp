@@ -344,9 +344,12 @@ Value* split_in_pieces_to_sequence(Graph& g, Value* v, Value* piece, int64_t axi
   return g.op("SplitToSequence", {v, sizes}, {{"axis_i", axis}});
 }
 
-Value* chunk_piece(Graph& g, Value* size_1d, int64_t parts) {
+Value* chunk_piece(Graph& g, Value* size_1d, int64_t parts) { return chunk_piece(g, size_1d, g.constant_ints({parts})); }
+
+Value* chunk_piece(Graph& g, Value* size_1d, Value* parts_1d) {
   // ceil(size / parts), and 1 for an empty axis (a piece of 0 would make Range step by 0).
-  Value* ceil = g.op("Div", {g.op("Add", {size_1d, g.constant_ints({parts - 1})}), g.constant_ints({parts})});
+  Value* minus_one = g.op("Sub", {parts_1d, g.constant_ints({1})});
+  Value* ceil = g.op("Div", {g.op("Add", {size_1d, minus_one}), parts_1d});
   Value* empty = cast(g, g.op("Equal", {ceil, g.constant_ints({0})}), DType::Int64);
   return g.op("Add", {ceil, empty});
 }

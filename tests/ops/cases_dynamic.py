@@ -50,6 +50,10 @@ case("dyn_chunk_static_dim", ["chunk"], [f32(2, 6)], lambda x: x.chunk(3, 1), dy
 # 2,2,2,1 then 2,2,2,2.
 case("dyn_chunk_dynamic_dim", ["chunk"], [f32(7, 2)], lambda x: x.chunk(3, 0), dynamic=BATCH,
      since=11, fails={9: "needs the size of dim 0"})
+# A chunk count the model computes (x.size(0) with a dynamic batch); the trace fixes 3 pieces. The
+# proof re-runs at batch 4 (4 pieces), which a trace of 3 cannot take: checked at the example's batch.
+case("dyn_chunk_run_time_count", ["chunk"], [f32(3, 14)], lambda x: torch.chunk(x, x.size(0), dim=1),
+     dynamic={0: [0, 1]}, since=11, fails={9: "needs opset 11"}, dynamic_check=False)
 case("dyn_split_dynamic_dim", ["split"], [f32(7, 2)], lambda x: x.split(2, 0), dynamic=BATCH,
      since=11, fails={9: "needs the size of dim 0"})
 

@@ -24,6 +24,8 @@ for _dt, _lo, _hi in ((torch.uint8, 0, 256), (torch.int8, -128, 128), (torch.int
     case(f"arithmetic_{_name}", ["add", "sub", "mul", "square"],
          [ints(3, 5, low=_lo, high=_hi, dtype=_dt), ints(3, 5, low=_lo, high=_hi, dtype=_dt)],
          lambda i, j: (i + j, i - j, i * j, torch.add(i, j, alpha=3), torch.rsub(i, j), torch.square(i)))
+    case(f"pow_{_name}", ["pow"], [ints(3, 5, low=_lo // 8, high=_hi // 8, dtype=_dt), ints(3, 5, high=4, dtype=_dt)],
+         lambda i, j: (torch.pow(i, j), i ** 2))
     case(f"division_{_name}", ["div", "remainder"],
          [ints(3, 5, low=_lo, high=_hi, dtype=_dt), nonzero_ints(3, 5, low=-100 if _lo else 1, high=100, dtype=_dt)],
          lambda i, j: (torch.div(i, j, rounding_mode="trunc"), torch.div(i, j, rounding_mode="floor"), i % j))

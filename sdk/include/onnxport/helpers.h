@@ -94,6 +94,7 @@ std::vector<Value*> split_in_pieces(Graph& g, Value* v, Value* piece, int64_t co
 Value* split_in_pieces_to_sequence(Graph& g, Value* v, Value* piece, int64_t axis);
 // ceil(size / parts) for a 1-d [1] int64 size: the piece size of torch.chunk (at least 1).
 Value* chunk_piece(Graph& g, Value* size_1d, int64_t parts);
+Value* chunk_piece(Graph& g, Value* size_1d, Value* parts_1d);  // parts computed at run time
 // Constant padding. pads in ONNX order: begins of every dim, then ends of every dim.
 Value* pad_constant(Graph& g, Value* v, const std::vector<int64_t>& pads, double value = 0.0);
 
