@@ -1,4 +1,4 @@
-// Writes: aten::copy_ and the functional forms of writing into a slice, aten::slice_scatter /
+// Writes: aten::copy_, aten::set_ and the functional forms of writing into a slice, aten::slice_scatter /
 // aten::select_scatter. The host carries in-place writes through views back to the base
 // tensor with the latter (y[:, i] = v), so they work with run-time bounds.
 #include "onnxport/helpers.h"
@@ -44,10 +44,18 @@ Value* copy(Graph& g, const TorchNode&, const Args& a) {
   return g.op("Expand", {cast(g, a.tensor(1), dtype_of(self)), shape_of(g, self)});
 }
 
+// aten::set_.source_Tensor(self, source): self takes source's data, shape and dtype.
+Value* set_source(Graph&, const TorchNode& n, const Args& a) {
+  if (a.size() < 2 || !a.at(1)->is_tensor())
+    throw ArgumentError(n.kind + ": only x.set_(tensor) is exported (a storage or no source has no ONNX form)");
+  return a.tensor(1);
+}
+
 }  // namespace
 
 void add_view_scatter(Registrar& r) {
   r.add("aten::copy_", 9, copy);
+  r.add("aten::set_", 9, set_source);
   r.add("aten::slice_scatter", 11, slice_scatter);
   r.add("aten::select_scatter", 11, select_scatter);
 }

@@ -718,6 +718,30 @@ class CliTest(unittest.TestCase):
             ok, log = ort_matches(out, "list2tensor")
             self.assertTrue(ok, f"--mode {mode}: {log}")
 
+    def test_model_without_arguments_needs_no_inputs(self):
+        # forward() takes nothing: no --input is needed and the file has no graph inputs; a
+        # forward that takes an argument still asks for one.
+        class NoArguments(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("table", torch.arange(6.0).reshape(2, 3))
+
+            def forward(self):
+                return self.table * 2.0 + torch.ones(2, 1)
+
+        torch.jit.script(NoArguments()).save(path("noargs.pt"))
+        out = path("noargs.onnx")
+        run("export", path("noargs.pt"), "-o", out)
+        self.assertEqual(len(onnx.load(out).graph.input), 0)
+        save_npy_manifest("noargs", [], [NoArguments()()])
+        ok, log = ort_matches(out, "noargs")
+        self.assertTrue(ok, log)
+        needs = path("needs_input.onnx")
+        r = run("export", path("small.pt"), "-o", needs, ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no example inputs", r.stderr)
+        self.assertFalse(os.path.exists(needs))
+
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)

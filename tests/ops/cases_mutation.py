@@ -44,12 +44,19 @@ def alias_of_inplace(x):
     return y
 
 
+def set_to_other(x, y):
+    z = x * 1.0
+    z.set_(y)                        # z takes y's data and shape
+    return z + 1, x * 2
+
+
 case("write_through_select_slice", ["copy_", "select", "slice"], [f32(3, 4)], write_column, since=11)
 case("write_through_slices", ["fill_", "add_", "slice"], [f32(3, 5)], write_block, since=11)
 case("write_through_reshape", ["view", "fill_"], [f32(2, 4)], write_through_reshape, since=11)
 case("write_through_transpose", ["t", "fill_"], [f32(3, 4)], write_through_transpose, since=11)
 case("view_made_before_write", ["add_", "select"], [f32(3, 4)], stale_view)
 case("alias_of_inplace_result", ["mul_", "add_"], [f32(3, 4)], alias_of_inplace)
+case("set_to_other_tensor", ["set_"], [f32(2, 3), f32(4, 5)], set_to_other)
 case("slice_scatter", ["slice_scatter"], [f32(4, 6), f32(4, 2), f32(2, 6)],
      lambda x, s, r: (torch.slice_scatter(x, s, 1, 1, 5, 2), torch.slice_scatter(x, r, 0, 2, 4, 1)), since=11)
 case("select_scatter", ["select_scatter"], [f32(4, 6), f32(6)],

@@ -143,18 +143,34 @@ void define_forward_from_overload(torch::jit::Module& module) {
       ErrorContext::with_hint("export a module whose forward takes the example inputs"));
 }
 
+namespace {
+
+// A forward that takes no arguments (or only ones with defaults) runs without example inputs.
+bool forward_takes_arguments(const torch::jit::Module& module) {
+  auto forward = module.find_method("forward");
+  if (!forward) return true;
+  const auto& args = forward->function().getSchema().arguments();
+  for (size_t i = 1; i < args.size(); ++i)
+    if (!args[i].default_value()) return true;
+  return false;
+}
+
+}  // namespace
+
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
                             std::vector<torch::jit::IValue> inputs) {
   LoadedModel loaded;
   loaded.module = load_torchscript_file(path);
   loaded.module_owned = true;
   loaded.inputs = inputs.empty() ? make_example_inputs(options.inputs, options.seed) : std::move(inputs);
-  if (loaded.inputs.empty()) throw ConfigError("no example inputs", ErrorContext::for_file(path, kGiveInputs));
+  if (loaded.inputs.empty() && forward_takes_arguments(*loaded.module))
+    throw ConfigError("no example inputs", ErrorContext::for_file(path, kGiveInputs));
   return loaded;
 }
 
 LoadedModel load_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> inputs) {
-  if (inputs.empty()) throw ConfigError("no example inputs", ErrorContext::with_hint(kGiveInputs));
+  if (inputs.empty() && forward_takes_arguments(module))
+    throw ConfigError("no example inputs", ErrorContext::with_hint(kGiveInputs));
   LoadedModel loaded;
   loaded.module = module;
   loaded.inputs = std::move(inputs);
