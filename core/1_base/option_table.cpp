@@ -385,8 +385,9 @@ std::vector<OptionRow> make_rows() {
                           "trace: record the ops one run on the example inputs executes (loops unrolled, branches "
                           "fixed; a torch.jit.trace .pt is used as saved). script: keep TorchScript control flow "
                           "as ONNX If/Loop. auto: script when a branch or loop, or a number taken from a tensor "
-                          "(int(t), t.item()), depends on tensor values (or a branch or loop on sizes of dynamic "
-                          "axes), trace otherwise; --verbose says which and why"));
+                          "(int(t), t.item()), depends on tensor values (or, with dynamic axes, a branch or loop on "
+                          "their sizes, or a size read as a number in a graph with control flow), trace otherwise; "
+                          "--verbose says which and why"));
   rows.push_back(switch_row("check_dynamic_axes", "--no-dynamic-check", &O::check_dynamic_axes, false,
                             "with dynamic axes, skip re-running the model at other sizes to prove no size was "
                             "baked in"));

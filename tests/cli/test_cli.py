@@ -742,6 +742,29 @@ class CliTest(unittest.TestCase):
         self.assertIn("no example inputs", r.stderr)
         self.assertFalse(os.path.exists(needs))
 
+    def test_auto_mode_keeps_sizes_of_dynamic_axes_past_control_flow(self):
+        # A loop on constants makes auto mode trace the scripted graph, and libtorch's tracer keeps
+        # x.size(0) as the example's number: with x's axis 0 dynamic the slice end was baked in
+        # (output [2, 6] at every size, the input dropped). Auto mode now keeps the graph scripted.
+        class MaskBySize(torch.nn.Module):
+            def forward(self, x):
+                mask = torch.zeros(2, 64)
+                for i in range(64):
+                    mask = mask * 0.5
+                    mask[i % 2, i] = float(i)
+                return mask[:, : x.size(0)] + x.sum()
+
+        torch.jit.script(MaskBySize()).save(path("masksize.pt"))
+        out = path("masksize.onnx")
+        r = run("export", path("masksize.pt"), "-o", out, "--mode", "auto", "--input", "x:6x2", "--dynamic-axes",
+                "x:0=n", "--verbose")
+        self.assertIn("auto chose script: aten::size", r.stdout)
+        torch.manual_seed(4)
+        for k, x in enumerate((torch.randn(6, 2), torch.randn(9, 2))):
+            save_npy_manifest(f"masksize{k}", [x], [MaskBySize()(x)])
+            ok, log = ort_matches(out, f"masksize{k}")
+            self.assertTrue(ok, log)
+
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)

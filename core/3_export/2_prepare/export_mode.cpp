@@ -79,6 +79,14 @@ bool makes_number_from_tensor(const torch::jit::Node* n) {
          n->input(0)->type()->cast<c10::TensorType>();
 }
 
+// Ops that give a size of a tensor as a number (not its rank, dtype or device).
+bool takes_size_as_number(const torch::jit::Node* n) {
+  static const std::set<std::string> kinds = {"aten::size", "aten::numel", "aten::len", "prim::shape"};
+  return kinds.count(n->kind().toQualString()) > 0 && n->inputs().size() >= 1 &&
+         n->input(0)->type()->cast<c10::TensorType>() && n->outputs().size() == 1 && n->output()->hasUses() &&
+         !n->output()->type()->cast<c10::TensorType>();
+}
+
 void collect_sites(const torch::jit::Block* b, DependenceAnalysis& deps, TraceFixedSites& out) {
   for (const auto* n : b->nodes()) {
     if (n->kind() == c10::prim::If) {
@@ -89,6 +97,8 @@ void collect_sites(const torch::jit::Block* b, DependenceAnalysis& deps, TraceFi
           {n, std::max({deps.of(n->inputs()[0]), deps.of(n->inputs()[1]), deps.of(body->outputs()[0])})});
     } else if (makes_number_from_tensor(n) && deps.of(n->input(0)) == Dependence::Data) {
       out.numbers.push_back({n, Dependence::Data});
+    } else if (takes_size_as_number(n) && deps.of(n->input(0)) == Dependence::Data) {
+      out.sizes.push_back({n, Dependence::Shape});
     }
     for (const auto* sub : n->blocks()) collect_sites(sub, deps, out);
   }
@@ -179,6 +189,9 @@ ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
   for (const auto& s : sites)
     if (s.dependence == Dependence::Data || (s.dependence == Dependence::Shape && dynamic)) needs_script.push_back(&s);
   for (const auto& s : fixed.numbers) needs_script.push_back(&s);
+  // Tracing the control flow away would also fix these sizes, which dynamic axes must keep.
+  if (dynamic && !sites.empty())
+    for (const auto& s : fixed.sizes) needs_script.push_back(&s);
   if (o.mode == ExportMode::Script) {
     choice.script = true;
     choice.reason = "--mode script: " + std::to_string(sites.size()) + " control-flow node(s) kept as ONNX If/Loop";

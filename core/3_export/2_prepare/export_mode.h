@@ -21,8 +21,10 @@ struct ControlFlowSite {
 // What a trace would fix to the example inputs' outcome: every prim::If / prim::Loop with what
 // decides it, and every number taken from a tensor computed from the inputs' values (aten::Int,
 // aten::item, ...: dependence Data), which a trace would keep as the example's number.
+// Also every size of an input-derived tensor taken as a number (aten::size, numel, len, ...): the
+// tracer of libtorch that re-traces a graph with control flow keeps such a number as the example's.
 struct TraceFixedSites {
-  std::vector<ControlFlowSite> control_flow, numbers;
+  std::vector<ControlFlowSite> control_flow, numbers, sizes;
 };
 TraceFixedSites trace_fixed_sites(const torch::jit::Graph& graph);
 
