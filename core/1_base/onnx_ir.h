@@ -40,6 +40,8 @@ struct GraphIO {
   std::string name;
   TensorType type;        // a sequence output: the type of its elements
   bool sequence = false;  // a list whose length is only known at run time
+  // An input that stays in the graph even where no node reads it (with drop_unused_inputs).
+  bool keep = false;
 };
 
 struct OnnxModel {

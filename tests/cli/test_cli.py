@@ -764,6 +764,13 @@ class CliTest(unittest.TestCase):
             save_npy_manifest(f"masksize{k}", [x], [MaskBySize()(x)])
             ok, log = ort_matches(out, f"masksize{k}")
             self.assertTrue(ok, log)
+        # --mode trace bakes the size in: the proof re-runs the model as given and refuses.
+        traced = path("masksize_traced.onnx")
+        r = run("export", path("masksize.pt"), "-o", traced, "--mode", "trace", "--input", "x:6x2", "--dynamic-axes",
+                "x:0=n", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("the traced graph fixes dim 1 of output 'output_0' to 6", r.stderr)
+        self.assertFalse(os.path.exists(traced))
 
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")

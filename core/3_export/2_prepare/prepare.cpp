@@ -7,6 +7,8 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 
+#include <set>
+
 #include "3_export/2_prepare/attribute_writes.h"
 #include "3_export/2_prepare/export_mode.h"
 #include "3_export/2_prepare/export_time_facts.h"
@@ -276,6 +278,28 @@ std::shared_ptr<torch::jit::Graph> trace_control_flow(const std::shared_ptr<torc
   }
 }
 
+// Whether graph input `v` is an element of a list (prim::ListConstruct) or is split into one
+// (unbind, split, chunk) that list ops or a loop then use: torch.onnx makes such a list an ONNX
+// sequence, which it never folds, so its graph reads the input even where onnxport resolves the
+// list at export time (test_list, test_prim_min of PyTorch's exporter tests).
+bool reaches_run_time_list(const torch::jit::Value* v) {
+  static const std::set<std::string> makes_list = {"prim::ListConstruct", "aten::unbind", "aten::split",
+                                                   "aten::split_with_sizes", "aten::chunk", "aten::tensor_split"};
+  static const std::set<std::string> list_ops = {
+      "aten::__getitem__", "aten::len",     "aten::append",  "aten::insert",       "aten::pop",
+      "aten::add",         "aten::add_",    "aten::extend",  "aten::_set_item",    "aten::list",
+      "aten::__contains__", "aten::remove", "aten::clear",   "aten::reverse",      "aten::slice",
+      "prim::Loop"};
+  for (const auto& use : v->uses()) {
+    const auto* maker = use.user;
+    if (!makes_list.count(maker->kind().toQualString()) || maker->outputs().size() != 1) continue;
+    if (!maker->output()->type()->cast<c10::ListType>()) continue;
+    for (const auto& list_use : maker->output()->uses())
+      if (list_ops.count(list_use.user->kind().toQualString())) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // "check the --input shapes and dtypes (given: image float32[1,3,224,224], ...)"
@@ -315,6 +339,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   run_inputs.insert(run_inputs.end(), inputs.begin(), inputs.end());
   BufferSnapshot buffers(out.self);
 
+  for (size_t i = self_inputs; i < graph->inputs().size(); ++i)
+    out.inputs_in_run_time_lists.push_back(reaches_run_time_list(graph->inputs()[i]));
   const ModeChoice mode = choose_mode(*graph, options);
   out.mode_reason = mode.reason;
   out.warnings = mode.warnings;
@@ -324,6 +350,10 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
                          ", which onnxport cannot flatten into separate values yet",
                      ErrorContext::with_hint("export with --mode trace (the trace flattens them)"));
   if (!mode.script && mode.control_flow_sites > 0) {
+    if (!options.dynamic_axes.empty()) {
+      out.untraced = graph;
+      out.untraced_self = out.self;
+    }
     graph = trace_control_flow(graph, out, mode, inputs);
     buffers.restore();
     out.self.reset();
@@ -354,6 +384,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   out.graph = graph;
   out.resized = run_resized(out, graph_input_names(options, out.example_tensors.size()), options);
   buffers.restore();
+  out.untraced.reset();
+  out.untraced_self.reset();
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "3_export/2_prepare/resized_run.h"
 
+#include <functional>
 #include <sstream>
 
 namespace onnxport::core {
@@ -35,6 +36,24 @@ std::string last_line(const std::string& message) {
   return message.substr(start, end + 1 - start);
 }
 
+// The flattened tensor outputs' sizes of `graph` run on `inputs`.
+std::vector<std::vector<int64_t>> output_sizes(const std::shared_ptr<torch::jit::Graph>& graph,
+                                               torch::jit::Stack inputs) {
+  run_graph(graph, inputs);
+  std::vector<std::vector<int64_t>> sizes;
+  std::function<void(const c10::IValue&)> add = [&](const c10::IValue& v) {
+    if (v.isTensor()) {
+      sizes.push_back(v.toTensor().sizes().vec());
+    } else if (v.isTuple()) {
+      for (const auto& e : v.toTupleRef().elements()) add(e);
+    } else if (v.isList()) {
+      for (const auto& e : v.toListRef()) add(e);
+    }
+  };
+  for (const auto& v : inputs) add(v);
+  return sizes;
+}
+
 }  // namespace
 
 ResizedRun run_resized(const PreparedGraph& prepared, const std::vector<std::string>& input_names,
@@ -64,6 +83,12 @@ ResizedRun run_resized(const PreparedGraph& prepared, const std::vector<std::str
     try {
       for (const auto& [value, tensor] : run_and_collect(*prepared.graph, inputs))
         if (!tensor.is_nested()) run.sizes[value] = tensor.sizes().vec();  // a nested tensor has no sizes
+      if (prepared.untraced) {
+        torch::jit::Stack untraced_inputs;
+        if (prepared.untraced_self) untraced_inputs.push_back(prepared.untraced_self->_ivalue());
+        untraced_inputs.insert(untraced_inputs.end(), inputs.begin() + (prepared.self ? 1 : 0), inputs.end());
+        run.untraced_output_sizes = output_sizes(prepared.untraced, std::move(untraced_inputs));
+      }
       run.failure.clear();
       return run;
     } catch (const c10::Error& e) {  // an ATen check: its what() ends with a C++ backtrace

@@ -21,6 +21,9 @@ struct ResizedRun {
   std::string failure;  // why no grown inputs ran the model (the last line of its error), or empty
   // Each top-level tensor value's sizes in that run.
   std::unordered_map<const torch::jit::Value*, std::vector<int64_t>> sizes;
+  // When a trace replaced the graph: the graph outputs' sizes (flattened, in order) of the graph
+  // as it was before, run on the same grown inputs (a traced graph keeps the sizes it was traced at).
+  std::vector<std::vector<int64_t>> untraced_output_sizes;
   bool ran() const { return !inputs.empty() && failure.empty(); }
 };
 
@@ -38,6 +41,12 @@ struct PreparedGraph {
   std::string mode_reason;            // why trace or script (ExportMode::Auto), for --verbose
   std::vector<std::string> warnings;  // e.g. data-dependent branches a trace fixed
   ResizedRun resized;                 // with dynamic axes and their check on
+  // Per graph input (after `self`): it reaches a list the model manipulates at run time, which
+  // torch.onnx keeps as an ONNX sequence and never folds, so torch.onnx keeps the input too.
+  std::vector<bool> inputs_in_run_time_lists;
+  // Trace mode on control flow: the graph before the trace and its `self`, for the resized run.
+  std::shared_ptr<torch::jit::Graph> untraced;
+  std::optional<torch::jit::Module> untraced_self;
 };
 
 // dtypes and ranks from TorchScript's shape propagation (run on a copy) for tensor values whose

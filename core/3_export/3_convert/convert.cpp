@@ -310,6 +310,7 @@ ConvertStats Converter::run() {
     if (k >= prepared_.example_tensors.size())
       throw ConfigError("graph input " + std::to_string(k) + " ('" + in->debugName() + "') has no example tensor");
     env_[in] = builder_.add_input(name, input_type(prepared_.example_tensors[k], name, o));
+    if (k < prepared_.inputs_in_run_time_lists.size()) model_.inputs.back().keep = prepared_.inputs_in_run_time_lists[k];
     if (prepared_.example_tensors[k].is_complex()) {
       static_cast<CoreValue*>(env_[in])->set_complex(true);
       stats_.warnings.push_back("input '" + name + "' is complex: the ONNX input is " + env_[in]->type().str() +

@@ -48,6 +48,26 @@ DynamicAxesProof prove_dynamic_axes(const PreparedGraph& prepared, const ValueNa
                         context_of(value->node(), model_file, hint));
     }
   }
+  // A traced graph re-run keeps the sizes it was traced at: the model's outputs as it was given say
+  // what they must be.
+  const auto& untraced = resized.untraced_output_sizes;
+  if (untraced.size() == model.outputs.size()) {
+    for (size_t k = 0; k < untraced.size(); ++k) {
+      auto type = model.value_types.find(model.outputs[k].name);
+      if (type == model.value_types.end() || !type->second.has_tensor_type()) continue;
+      const TensorType exported = from_type_proto(type->second);
+      if (!exported.shape || exported.shape->size() != untraced[k].size()) continue;
+      for (size_t d = 0; d < untraced[k].size(); ++d) {
+        const Dim& dim = (*exported.shape)[d];
+        if (dim.kind != Dim::Kind::Static || dim.value == untraced[k][d]) continue;
+        throw ExportError("the traced graph fixes dim " + std::to_string(d) + " of output '" + model.outputs[k].name +
+                              "' to " + std::to_string(dim.value) + ", but with the dynamic axes resized (" +
+                              resized.inputs + ") the model gives " + std::to_string(untraced[k][d]) +
+                              ": the trace baked in a size that depends on a dynamic axis",
+                          ErrorContext::for_file(model_file, "export with --mode script (or auto)"));
+      }
+    }
+  }
   proof.runs.push_back(resized.inputs);
   return proof;
 }

@@ -76,7 +76,7 @@ std::vector<std::string> drop_unused_inputs(OnnxModel& model, const ShapeReads& 
   std::vector<std::string> dropped;
   std::vector<GraphIO> kept;
   for (auto& input : model.inputs) {
-    if (uses.count(input.name) > 0 || behind_kept_shapes.count(input.name)) {
+    if (input.keep || uses.count(input.name) > 0 || behind_kept_shapes.count(input.name)) {
       kept.push_back(std::move(input));
       continue;
     }
