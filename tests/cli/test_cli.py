@@ -772,6 +772,25 @@ class CliTest(unittest.TestCase):
         self.assertIn("the traced graph fixes dim 1 of output 'output_0' to 6", r.stderr)
         self.assertFalse(os.path.exists(traced))
 
+    def test_assignment_into_a_slice_of_dynamic_size(self):
+        # x[:, n:] = v traces as copy_ of v expanded to the slice's sizes at trace time: with
+        # dynamic axes the slice grows and shrinks, so v must be broadcast to it at run time
+        # (the export wrote indices past the end at the second size: ScatterElements failed).
+        class WriteTail(torch.nn.Module):
+            def forward(self, x):
+                x = x * 1.0
+                x[:, x.size(0):] = torch.tensor([1.0, 2.0, 3.0])
+                return x
+
+        torch.jit.trace(WriteTail(), (torch.ones(2, 5, 3),)).save(path("writetail.pt"))
+        out = path("writetail.onnx")
+        run("export", path("writetail.pt"), "-o", out, "--input", "x:2x5x3", "--dynamic-axes", "x:0=a,1=b")
+        torch.manual_seed(5)
+        for k, x in enumerate((torch.randn(2, 5, 3), torch.randn(3, 4, 3), torch.randn(1, 6, 3))):
+            save_npy_manifest(f"writetail{k}", [x], [WriteTail()(x)])
+            ok, log = ort_matches(out, f"writetail{k}")
+            self.assertTrue(ok, f"x {list(x.shape)}: {log}")
+
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")
         r = run("export", path("small.pt"), "-o", out, "--input", "x:2x3x6x6", ok=False)

@@ -1,7 +1,7 @@
 """One worker process of run_dropin.py: imports PyTorch 1.13's test_pytorch_onnx_onnxruntime.py,
 routes every export its tests make to the chosen exporter, and runs the cases it is given.
 
-    dropin_worker.py --tests DIR --exporter onnxport|torch --list CLASS...   -> {"cases": [[class, method], ...]}
+    dropin_worker.py --tests DIR --exporter onnxport|onnxport-cli|torch [--cli BIN] --list CLASS...   -> {"cases": [[class, method], ...]}
     dropin_worker.py --tests DIR --exporter onnxport|torch --run CASES.json  -> per case {"start": i},
         {"stage": S} as it enters and leaves each stage, then {"result": {status, stage, reason, seconds}};
         status "beyond": the test asserts torch.onnx refuses the model, and it exported and matched
@@ -27,6 +27,7 @@ import importlib
 import inspect
 import json
 import os
+import shutil
 import sys
 import time
 import unittest
@@ -82,10 +83,113 @@ def onnxport_export(torch_export, public):
     return export
 
 
-def install_hooks(exporter):
+# The .npy dtypes the CLI reads (core/1_base/npy.cpp).
+CLI_INPUT_DTYPES = {torch.float32, torch.float64, torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8,
+                    torch.bool}
+
+
+def cli_export(torch_export, cli):
+    """An _export replacement that does what a user of the command line does with the test's
+    model: save it as TorchScript (a scripted module as it is, any other module traced on the
+    test's args with torch.jit.trace), save each example input as .npy, and run `onnxport export`
+    with torch.onnx.export's options as flags. The flags a user moving from torch.onnx would pass
+    are: --mode auto (torch.onnx keeps the control flow of scripted code, also inside a traced
+    model), --drop-unused-inputs, --ignore-unknown-dynamic-axes and --warn-unproven-dynamic-axes
+    (its leniency). What a .pt file and .npy inputs cannot carry (keyword, number, None or
+    nested inputs, custom opsets, other operator export types) skips the case."""
+    import subprocess
+    import tempfile
+
+    import numpy as np
+
+    signature = inspect.signature(torch_export)
+
+    def skip(why):
+        raise unittest.SkipTest("not for the command line: " + why)
+
+    def export(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        a = bound.arguments
+        model, inputs, f = a["model"], a["args"], a["f"]
+        if isinstance(inputs, torch.Tensor):
+            inputs = (inputs,)
+        inputs = tuple(inputs)
+        if inputs and isinstance(inputs[-1], dict):
+            if inputs[-1]:
+                skip("keyword inputs")
+            inputs = inputs[:-1]
+        for x in inputs:
+            if not isinstance(x, torch.Tensor):
+                skip(f"an input of type {type(x).__name__}")
+            if x.dtype not in CLI_INPUT_DTYPES:
+                skip(f"an input of dtype {x.dtype}")
+        if a.get("custom_opsets") or a.get("export_modules_as_functions"):
+            skip("custom opsets or modules as functions")
+        op_type = a.get("operator_export_type")
+        if op_type not in (None, torch.onnx.OperatorExportTypes.ONNX):
+            skip(f"operator_export_type {op_type}")
+        if isinstance(model, torch.jit.ScriptFunction):
+            skip("a script function (torch.jit.save takes modules)")
+        work = tempfile.mkdtemp(prefix="dropin-cli-", dir=".")
+        pt = os.path.join(work, "model.pt")
+        training = a.get("training") or torch.onnx.TrainingMode.EVAL
+        if isinstance(model, torch.jit.ScriptModule):
+            model.save(pt)
+        else:
+            was_training = model.training
+            if training != torch.onnx.TrainingMode.PRESERVE:
+                model.train(training == torch.onnx.TrainingMode.TRAINING)
+            try:
+                torch.jit.trace(model, inputs, check_trace=False).save(pt)
+            except Exception as e:
+                skip("torch.jit.trace fails on it: " + one_line(e))
+            finally:
+                model.train(was_training)
+        names = list(a.get("input_names") or [])
+        command = [cli, "export", pt, "-o", os.path.join(work, "model.onnx"), "--mode", "auto",
+                   "--opset", str(a.get("opset_version") or 14), "--drop-unused-inputs", "--warn-unproven-dynamic-axes",
+                   "--ignore-unknown-dynamic-axes", "--training",
+                   {torch.onnx.TrainingMode.TRAINING: "train", torch.onnx.TrainingMode.PRESERVE: "preserve"}.get(
+                       training, "eval")]
+        for k, x in enumerate(inputs):
+            name = names[k] if k < len(names) else f"input_{k}"
+            npy = os.path.join(work, f"in{k}.npy")
+            np.save(npy, x.detach().numpy())
+            command += ["--input", f"{name}={npy}"]
+        if len(names) > len(inputs):
+            command += ["--input-names", ",".join(names)]
+        if a.get("output_names"):
+            command += ["--output-names", ",".join(a["output_names"])]
+        for name, axes in (a.get("dynamic_axes") or {}).items():
+            pairs = axes.items() if isinstance(axes, dict) else ((axis, f"{name}_dynamic_axes_{axis + 1}") for axis in axes)
+            command += ["--dynamic-axes", f"{name}:" + ",".join(f"{axis}={dim}" for axis, dim in pairs)]
+        if a.get("do_constant_folding") is False:
+            command.append("--no-constant-folding")
+        if a.get("export_params") is False:
+            command.append("--no-export-params")
+        if a.get("keep_initializers_as_inputs"):
+            command.append("--keep-initializers-as-inputs")
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError("onnxport export: " + " ".join(done.stderr.split())[:400])
+        with open(os.path.join(work, "model.onnx"), "rb") as written:
+            data = written.read()
+        if isinstance(f, (str, os.PathLike)):
+            with open(f, "wb") as out:
+                out.write(data)
+        else:
+            f.write(data)
+
+    return export
+
+
+def install_hooks(exporter, cli=None):
     export = torch.onnx.utils._export
     if exporter == "onnxport":
         export = onnxport_export(export, inspect.signature(torch.onnx.utils.export).parameters)
+    elif exporter == "onnxport-cli":
+        export = cli_export(export, cli)
     torch.onnx.utils._export = staged("export", export, "exports")
     verification._ort_session = staged("ort-load", verification._ort_session)
     verification._run_ort = staged("ort-run", verification._run_ort, "ort_runs")  # feeds the inputs, runs
@@ -145,13 +249,14 @@ def take_stdout():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tests", required=True)
-    parser.add_argument("--exporter", choices=("onnxport", "torch"), required=True)
+    parser.add_argument("--exporter", choices=("onnxport", "onnxport-cli", "torch"), required=True)
+    parser.add_argument("--cli", help="the onnxport executable (--exporter onnxport-cli)")
     parser.add_argument("--list", nargs="+", metavar="CLASS")
     parser.add_argument("--run", metavar="CASES.json")
     args = parser.parse_args()
 
     take_stdout()
-    install_hooks(args.exporter)
+    install_hooks(args.exporter, args.cli)
     module = import_tests(os.path.abspath(args.tests))
     if args.list:
         loader = unittest.TestLoader()
@@ -167,6 +272,8 @@ def main():
         for name in glob.glob("*.onnx"):  # a test may export to a file of its own
             with contextlib.suppress(FileNotFoundError):
                 os.remove(name)
+        for work in glob.glob("dropin-cli-*"):  # the command line's .pt, .npy and .onnx files
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 """Runs PyTorch 1.13's ONNX Runtime exporter tests (test/onnx/test_pytorch_onnx_onnxruntime.py,
 fetched by fetch_pytorch_tests.sh) with onnxport.export or torch.onnx.export as the exporter:
 each test method of each chosen (opset, trace/script) test class is one case, passing when every
-export it makes matches eager PyTorch in ONNX Runtime on every input set the test gives.
+export it makes matches eager PyTorch in ONNX Runtime on every input set the test gives. With
+--exporter onnxport-cli each export goes through the command line on a saved .pt instead.
 
     run_dropin.py --tests CACHE/test/onnx --exporter onnxport [--opsets 13 17] [--modes trace script]
                   [--sample N --seed S] [--only REGEX] [--work DIR] [--results FILE.json] [--expect FILE]
@@ -39,7 +40,11 @@ class HarnessError(Exception):
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tests", required=True, help="the extracted test/onnx directory")
-    p.add_argument("--exporter", choices=("onnxport", "torch"), required=True)
+    p.add_argument("--exporter", choices=("onnxport", "onnxport-cli", "torch"), required=True,
+                   help="onnxport-cli: the model saved with torch.jit.save (traced on the test's args unless "
+                        "scripted) and exported by the onnxport executable (--cli)")
+    p.add_argument("--cli", default=os.path.join(REPO, "build", "bin", "onnxport"),
+                   help="the onnxport executable, for --exporter onnxport-cli")
     p.add_argument("--opsets", type=int, nargs="+", default=[13, 17])
     p.add_argument("--modes", nargs="+", choices=("trace", "script"), default=["trace", "script"],
                    help="the test classes with is_script False (trace) or True (script)")
@@ -74,6 +79,8 @@ class Worker:
         os.makedirs(work, exist_ok=True)
         command = [sys.executable, getattr(args, "worker", WORKER), "--tests", os.path.abspath(args.tests),
                    "--exporter", args.exporter, *worker_args]
+        if args.exporter == "onnxport-cli":
+            command += ["--cli", os.path.abspath(args.cli)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, env=dict(env, DROPIN_WORK=work),
                                         cwd=work, text=True)
         self.replies = queue.Queue()

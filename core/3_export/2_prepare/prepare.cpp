@@ -10,6 +10,7 @@
 #include <set>
 
 #include "3_export/2_prepare/attribute_writes.h"
+#include "3_export/2_prepare/copy_sources.h"
 #include "3_export/2_prepare/export_mode.h"
 #include "3_export/2_prepare/export_time_facts.h"
 #include "3_export/2_prepare/unroll_list_loops.h"
@@ -80,6 +81,10 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
     p.value.requires_grad_(false);
   }
   for (const auto& b : frozen.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
+  // Before freezing, whose constant propagation would fold an expand of a constant source.
+  for (const auto& submodule : frozen.modules())
+    for (const auto& method : submodule.get_methods())
+      copy_unexpanded_sources(*torch::jit::toGraphFunction(method.function()).graph());
   torch::jit::freeze_module_inplace(&frozen);
 
   auto graph = frozen.get_method("forward").graph()->copy();
