@@ -251,10 +251,14 @@ def _traceable(model, args):
     model's list of dicts). A shallow copy shares the module's parameters and submodules, so
     they keep their names."""
     flat_args, args_layout = torch._C._jit_flatten(tuple(args))
-    forward = model.forward
+    # forward runs on the copy, whose __call__ runs the module's hooks on the copy: what a
+    # forward pre-hook sets (spectral_norm's and weight_norm's `weight`) is what forward reads.
+    own_forward = "forward" in vars(model)
+    forward = model.forward if own_forward else type(model).forward
 
     def flat_forward(*tensors):
-        outputs = forward(*torch._C._jit_unflatten(tensors, args_layout))
+        unflat = torch._C._jit_unflatten(tensors, args_layout)
+        outputs = forward(*unflat) if own_forward else forward(wrapper, *unflat)
         if isinstance(outputs, torch.Tensor):
             return outputs
         return tuple(torch._C._jit_flatten(outputs)[0])
@@ -277,7 +281,7 @@ def _script_module(model, args, training):
                           f"ScriptFunction, got {type(model).__name__}")
     # With autograd on, as torch.onnx traces: under no_grad torch 1.13's TransformerEncoder takes
     # its nested-tensor fast path, which has no ONNX form.
-    with _module_mode(model, training), _plain_tensor_attributes_detached(model):
+    with _module_mode(model, training):
         try:
             traced_model, traced_args = _traceable(model, args)
             traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
@@ -286,25 +290,6 @@ def _script_module(model, args, training):
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ExportError(f"model error: tracing {type(model).__name__} on the given args failed: {first} "
                               "— check that `args` match forward's arguments") from e
-
-
-@contextlib.contextmanager
-def _plain_tensor_attributes_detached(model):
-    """Tensors a module holds as plain attributes (not parameters or buffers: weight_norm's
-    `weight`, recomputed from weight_g and weight_v by a hook before each forward) detached while
-    it is traced: torch.jit.trace takes them as constants, which it refuses for tensors that
-    require grad, where torch.onnx's trace reads them as they are. Restored afterwards."""
-    saved = []
-    for module in model.modules() if isinstance(model, torch.nn.Module) else ():
-        for name, value in list(vars(module).items()):
-            if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter) and value.requires_grad:
-                saved.append((module, name, value))
-                setattr(module, name, value.detach())
-    try:
-        yield
-    finally:
-        for module, name, value in saved:
-            setattr(module, name, value)
 
 
 @contextlib.contextmanager

@@ -229,19 +229,21 @@ class DropInTest(unittest.TestCase):
             ok, log = ort_matches(path(f"{name}.onnx"), manifest)
             self.assertTrue(ok, log)
 
-    def test_weight_norm_module_with_inputs_that_require_grad(self):
-        # weight_norm keeps `weight` as a plain tensor attribute that requires grad (recomputed by a
-        # hook before each forward): torch.jit.trace refused it as a constant. The attribute the
-        # module had is the one it has after the export.
+    def test_forward_pre_hooks_set_what_forward_reads(self):
+        # weight_norm and spectral_norm set `weight` in a forward pre-hook. The trace ran the hook
+        # on its copy of the module but forward on the original, which read the stale attribute:
+        # weight_norm's (requiring grad) was refused as a constant, spectral_norm's unnormalized
+        # weight was exported. The module keeps the attribute it had.
         torch.manual_seed(3)
-        model = torch.nn.utils.weight_norm(torch.nn.Linear(5, 10), dim=1)
-        before = model.weight
-        x = torch.randn(3, 4, 5, requires_grad=True)
-        onnxport.export(model, (x,), path("weight_norm.onnx"), opset_version=13)
-        self.assertIs(model.weight, before)
-        manifest = save_manifest("dropin_weight_norm", [x.detach()], [model(x).detach()])
-        ok, log = ort_matches(path("weight_norm.onnx"), manifest)
-        self.assertTrue(ok, log)
+        for name, model in (("weight_norm", torch.nn.utils.weight_norm(torch.nn.Linear(5, 10), dim=1)),
+                            ("spectral_norm", torch.nn.utils.spectral_norm(torch.nn.Linear(5, 10)).eval())):
+            before = model.weight
+            x = torch.randn(3, 4, 5, requires_grad=True)
+            onnxport.export(model, (x,), path(f"{name}.onnx"), opset_version=13)
+            self.assertIs(model.weight, before)
+            manifest = save_manifest(f"dropin_{name}", [x.detach()], [model(x).detach()])
+            ok, log = ort_matches(path(f"{name}.onnx"), manifest)
+            self.assertTrue(ok, f"{name}: {log}")
 
     def test_a_quantized_tensor_is_three_inputs_and_outputs_as_in_torch_onnx(self):
         # Its integer values, its scale and its zero point: the inputs as torch.onnx's file takes
