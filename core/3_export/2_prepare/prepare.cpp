@@ -64,6 +64,30 @@ void empty_graph(torch::jit::Graph& graph) {
   for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend(); ++it) it.destroyCurrent();
 }
 
+// Whether graph input `v` is appended or inserted into a list, or is an element of a list
+// (prim::ListConstruct) or split into one (unbind, split, chunk) that list ops or a loop then use: torch.onnx makes such a list an ONNX
+// sequence, which it never folds, so its graph reads the input even where onnxport resolves the
+// list at export time (test_list, test_prim_min of PyTorch's exporter tests).
+bool reaches_run_time_list(const torch::jit::Value* v) {
+  static const std::set<std::string> makes_list = {"prim::ListConstruct", "aten::unbind", "aten::split",
+                                                   "aten::split_with_sizes", "aten::chunk", "aten::tensor_split"};
+  static const std::set<std::string> list_ops = {
+      "aten::__getitem__", "aten::len",     "aten::append",  "aten::insert",       "aten::pop",
+      "aten::add",         "aten::add_",    "aten::extend",  "aten::_set_item",    "aten::list",
+      "aten::__contains__", "aten::remove", "aten::clear",   "aten::reverse",      "aten::slice",
+      "prim::Loop"};
+  static const std::set<std::string> adds_item = {"aten::append", "aten::insert", "aten::_set_item"};
+  for (const auto& use : v->uses()) {
+    const auto* maker = use.user;
+    if (adds_item.count(maker->kind().toQualString())) return true;  // v goes into a list
+    if (!makes_list.count(maker->kind().toQualString()) || maker->outputs().size() != 1) continue;
+    if (!maker->output()->type()->cast<c10::ListType>()) continue;
+    for (const auto& list_use : maker->output()->uses())
+      if (list_ops.count(list_use.user->kind().toQualString())) return true;
+  }
+  return false;
+}
+
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
                                                   const ExportOptions& options, PreparedGraph& out) {
   // Cloned without autograd: a clone of a parameter that requires grad would otherwise be a
@@ -81,6 +105,13 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
     p.value.requires_grad_(false);
   }
   for (const auto& b : frozen.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
+  // Before freezing, whose loop unrolling and list peepholes resolve lists torch.onnx keeps.
+  if (options.drop_unused_inputs) {
+    auto given = frozen.get_method("forward").graph()->copy();
+    torch::jit::Inline(*given);
+    for (size_t i = 1; i < given->inputs().size(); ++i)
+      out.inputs_in_run_time_lists.push_back(reaches_run_time_list(given->inputs()[i]));
+  }
   // Before freezing, whose constant propagation would fold an expand of a constant source.
   for (const auto& submodule : frozen.modules())
     for (const auto& method : submodule.get_methods())
@@ -283,28 +314,6 @@ std::shared_ptr<torch::jit::Graph> trace_control_flow(const std::shared_ptr<torc
   }
 }
 
-// Whether graph input `v` is an element of a list (prim::ListConstruct) or is split into one
-// (unbind, split, chunk) that list ops or a loop then use: torch.onnx makes such a list an ONNX
-// sequence, which it never folds, so its graph reads the input even where onnxport resolves the
-// list at export time (test_list, test_prim_min of PyTorch's exporter tests).
-bool reaches_run_time_list(const torch::jit::Value* v) {
-  static const std::set<std::string> makes_list = {"prim::ListConstruct", "aten::unbind", "aten::split",
-                                                   "aten::split_with_sizes", "aten::chunk", "aten::tensor_split"};
-  static const std::set<std::string> list_ops = {
-      "aten::__getitem__", "aten::len",     "aten::append",  "aten::insert",       "aten::pop",
-      "aten::add",         "aten::add_",    "aten::extend",  "aten::_set_item",    "aten::list",
-      "aten::__contains__", "aten::remove", "aten::clear",   "aten::reverse",      "aten::slice",
-      "prim::Loop"};
-  for (const auto& use : v->uses()) {
-    const auto* maker = use.user;
-    if (!makes_list.count(maker->kind().toQualString()) || maker->outputs().size() != 1) continue;
-    if (!maker->output()->type()->cast<c10::ListType>()) continue;
-    for (const auto& list_use : maker->output()->uses())
-      if (list_ops.count(list_use.user->kind().toQualString())) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 // "check the --input shapes and dtypes (given: image float32[1,3,224,224], ...)"
@@ -344,8 +353,9 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   run_inputs.insert(run_inputs.end(), inputs.begin(), inputs.end());
   BufferSnapshot buffers(out.self);
 
-  for (size_t i = self_inputs; i < graph->inputs().size(); ++i)
-    out.inputs_in_run_time_lists.push_back(reaches_run_time_list(graph->inputs()[i]));
+  if (options.drop_unused_inputs && out.inputs_in_run_time_lists.empty())  // a traced function
+    for (size_t i = self_inputs; i < graph->inputs().size(); ++i)
+      out.inputs_in_run_time_lists.push_back(reaches_run_time_list(graph->inputs()[i]));
   const ModeChoice mode = choose_mode(*graph, options);
   out.mode_reason = mode.reason;
   out.warnings = mode.warnings;
