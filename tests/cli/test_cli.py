@@ -181,6 +181,14 @@ class CliTest(unittest.TestCase):
         stray = [f for f in os.listdir(os.path.dirname(out)) if ".tmp-" in f]
         self.assertEqual(stray, [], "temporary files left behind")
 
+    def assert_runs_like_torch(self, onnx_file, name, model, inputs):
+        """`onnx_file` run in ONNX Runtime on each input gives what `model` gives on it."""
+        for k, x in enumerate(inputs):
+            outputs = model(x)
+            save_npy_manifest(f"{name}{k}", [x], list(outputs) if isinstance(outputs, tuple) else [outputs])
+            ok, log = ort_matches(onnx_file, f"{name}{k}")
+            self.assertTrue(ok, f"{name} at {list(x.shape)}: {log}")
+
     # -- exporting and verifying ------------------------------------------------------------
     def test_export_matches_pytorch_in_onnxruntime(self):
         for opset in ("11", "13", "17"):
@@ -684,10 +692,7 @@ class CliTest(unittest.TestCase):
         run("export", path("padmask.pt"), "-o", out, "--mode", "script", "--input", "x:2x4", "--dynamic-axes",
             "x:0=batch")
         torch.manual_seed(6)
-        for k, x in enumerate((torch.randn(1, 4), torch.randn(3, 4))):
-            save_npy_manifest(f"padmask{k}", [x], list(PaddingMask()(x)))
-            ok, log = ort_matches(out, f"padmask{k}")
-            self.assertTrue(ok, log)
+        self.assert_runs_like_torch(out, "padmask", PaddingMask(), (torch.randn(1, 4), torch.randn(3, 4)))
         torch.jit.script(OptionalWeight()).save(path("optweight.pt"))
         bad = path("optweight.onnx")
         r = run("export", path("optweight.pt"), "-o", bad, "--mode", "script", "--input", "x:2x4", "--dynamic-axes",
@@ -760,10 +765,7 @@ class CliTest(unittest.TestCase):
                 "x:0=n", "--verbose")
         self.assertIn("auto chose script: aten::size", r.stdout)
         torch.manual_seed(4)
-        for k, x in enumerate((torch.randn(6, 2), torch.randn(9, 2))):
-            save_npy_manifest(f"masksize{k}", [x], [MaskBySize()(x)])
-            ok, log = ort_matches(out, f"masksize{k}")
-            self.assertTrue(ok, log)
+        self.assert_runs_like_torch(out, "masksize", MaskBySize(), (torch.randn(6, 2), torch.randn(9, 2)))
         # --mode trace bakes the size in: the proof re-runs the model as given and refuses.
         traced = path("masksize_traced.onnx")
         r = run("export", path("masksize.pt"), "-o", traced, "--mode", "trace", "--input", "x:6x2", "--dynamic-axes",
@@ -786,10 +788,8 @@ class CliTest(unittest.TestCase):
         out = path("writetail.onnx")
         run("export", path("writetail.pt"), "-o", out, "--input", "x:2x5x3", "--dynamic-axes", "x:0=a,1=b")
         torch.manual_seed(5)
-        for k, x in enumerate((torch.randn(2, 5, 3), torch.randn(3, 4, 3), torch.randn(1, 6, 3))):
-            save_npy_manifest(f"writetail{k}", [x], [WriteTail()(x)])
-            ok, log = ort_matches(out, f"writetail{k}")
-            self.assertTrue(ok, f"x {list(x.shape)}: {log}")
+        self.assert_runs_like_torch(out, "writetail", WriteTail(),
+                                    (torch.randn(2, 5, 3), torch.randn(3, 4, 3), torch.randn(1, 6, 3)))
 
     def test_unwritable_output_leaves_nothing(self):
         out = path("no_such_dir", "m.onnx")

@@ -65,9 +65,10 @@ void empty_graph(torch::jit::Graph& graph) {
 }
 
 // Whether graph input `v` is appended or inserted into a list, or is an element of a list
-// (prim::ListConstruct) or split into one (unbind, split, chunk) that list ops or a loop then use: torch.onnx makes such a list an ONNX
-// sequence, which it never folds, so its graph reads the input even where onnxport resolves the
-// list at export time (test_list, test_prim_min of PyTorch's exporter tests).
+// (prim::ListConstruct) or split into one (unbind, split, chunk) that list ops or a loop then use:
+// torch.onnx makes such a list an ONNX sequence, which it never folds, so its graph reads the input
+// even where onnxport resolves the list at export time (test_list, test_prim_min of PyTorch's
+// exporter tests).
 bool reaches_run_time_list(const torch::jit::Value* v) {
   static const std::set<std::string> makes_list = {"prim::ListConstruct", "aten::unbind", "aten::split",
                                                    "aten::split_with_sizes", "aten::chunk", "aten::tensor_split"};
@@ -86,6 +87,13 @@ bool reaches_run_time_list(const torch::jit::Value* v) {
       if (list_ops.count(list_use.user->kind().toQualString())) return true;
   }
   return false;
+}
+
+// reaches_run_time_list of each graph input from `first` (after `self`).
+std::vector<bool> inputs_in_run_time_lists(const torch::jit::Graph& graph, size_t first) {
+  std::vector<bool> reaches;
+  for (size_t i = first; i < graph.inputs().size(); ++i) reaches.push_back(reaches_run_time_list(graph.inputs()[i]));
+  return reaches;
 }
 
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
@@ -109,8 +117,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   if (options.drop_unused_inputs) {
     auto given = frozen.get_method("forward").graph()->copy();
     torch::jit::Inline(*given);
-    for (size_t i = 1; i < given->inputs().size(); ++i)
-      out.inputs_in_run_time_lists.push_back(reaches_run_time_list(given->inputs()[i]));
+    out.inputs_in_run_time_lists = inputs_in_run_time_lists(*given, 1);
   }
   // Before freezing, whose constant propagation would fold an expand of a constant source.
   for (const auto& submodule : frozen.modules())
@@ -354,8 +361,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   BufferSnapshot buffers(out.self);
 
   if (options.drop_unused_inputs && out.inputs_in_run_time_lists.empty())  // a traced function
-    for (size_t i = self_inputs; i < graph->inputs().size(); ++i)
-      out.inputs_in_run_time_lists.push_back(reaches_run_time_list(graph->inputs()[i]));
+    out.inputs_in_run_time_lists = inputs_in_run_time_lists(*graph, self_inputs);
   const ModeChoice mode = choose_mode(*graph, options);
   out.mode_reason = mode.reason;
   out.warnings = mode.warnings;

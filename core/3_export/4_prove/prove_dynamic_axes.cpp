@@ -1,5 +1,7 @@
 #include "3_export/4_prove/prove_dynamic_axes.h"
 
+#include <optional>
+
 #include "onnxport/errors.h"
 
 namespace onnxport::core {
@@ -8,6 +10,24 @@ namespace {
 
 ErrorContext context_of(const torch::jit::Node* n, const std::string& model_file, const std::string& hint) {
   return ErrorContext::for_node(model_file, n->kind().toQualString(), module_path_of(n), source_of(n), {}, hint);
+}
+
+// The first dim the ONNX type of `onnx_name` fixes to a size other than the grown run's.
+struct BakedDim {
+  size_t dim;
+  int64_t fixed, grown;
+};
+std::optional<BakedDim> first_baked_dim(const OnnxModel& model, const std::string& onnx_name,
+                                        const std::vector<int64_t>& grown) {
+  auto type = model.value_types.find(onnx_name);
+  if (type == model.value_types.end() || !type->second.has_tensor_type()) return std::nullopt;
+  const TensorType exported = from_type_proto(type->second);
+  if (!exported.shape || exported.shape->size() != grown.size()) return std::nullopt;
+  for (size_t d = 0; d < grown.size(); ++d) {
+    const Dim& dim = (*exported.shape)[d];
+    if (dim.kind == Dim::Kind::Static && dim.value != grown[d]) return BakedDim{d, dim.value, grown[d]};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -34,39 +54,25 @@ DynamicAxesProof prove_dynamic_axes(const PreparedGraph& prepared, const ValueNa
                                                                 "with a warning)"));
   for (const auto& [value, onnx_name] : names) {
     auto grown = resized.sizes.find(value);
-    auto type = model.value_types.find(onnx_name);
-    if (grown == resized.sizes.end() || type == model.value_types.end() || !type->second.has_tensor_type()) continue;
-    const std::vector<int64_t>& sizes = grown->second;
-    const TensorType exported = from_type_proto(type->second);
-    if (!exported.shape || exported.shape->size() != sizes.size()) continue;
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      const Dim& dim = (*exported.shape)[d];
-      if (dim.kind != Dim::Kind::Static || dim.value == sizes[d]) continue;
-      throw ExportError("the exported graph fixes dim " + std::to_string(d) + " of this op's result to " +
-                            std::to_string(dim.value) + ", but with the dynamic axes resized (" + resized.inputs +
-                            ") it is " + std::to_string(sizes[d]) + ": a size that depends on a dynamic axis was baked in",
+    if (grown == resized.sizes.end()) continue;
+    if (auto baked = first_baked_dim(model, onnx_name, grown->second))
+      throw ExportError("the exported graph fixes dim " + std::to_string(baked->dim) + " of this op's result to " +
+                            std::to_string(baked->fixed) + ", but with the dynamic axes resized (" + resized.inputs +
+                            ") it is " + std::to_string(baked->grown) +
+                            ": a size that depends on a dynamic axis was baked in",
                         context_of(value->node(), model_file, hint));
-    }
   }
   // A traced graph re-run keeps the sizes it was traced at: the model's outputs as it was given say
   // what they must be.
   const auto& untraced = resized.untraced_output_sizes;
   if (untraced.size() == model.outputs.size()) {
-    for (size_t k = 0; k < untraced.size(); ++k) {
-      auto type = model.value_types.find(model.outputs[k].name);
-      if (type == model.value_types.end() || !type->second.has_tensor_type()) continue;
-      const TensorType exported = from_type_proto(type->second);
-      if (!exported.shape || exported.shape->size() != untraced[k].size()) continue;
-      for (size_t d = 0; d < untraced[k].size(); ++d) {
-        const Dim& dim = (*exported.shape)[d];
-        if (dim.kind != Dim::Kind::Static || dim.value == untraced[k][d]) continue;
-        throw ExportError("the traced graph fixes dim " + std::to_string(d) + " of output '" + model.outputs[k].name +
-                              "' to " + std::to_string(dim.value) + ", but with the dynamic axes resized (" +
-                              resized.inputs + ") the model gives " + std::to_string(untraced[k][d]) +
-                              ": the trace baked in a size that depends on a dynamic axis",
+    for (size_t k = 0; k < untraced.size(); ++k)
+      if (auto baked = first_baked_dim(model, model.outputs[k].name, untraced[k]))
+        throw ExportError("the traced graph fixes dim " + std::to_string(baked->dim) + " of output '" +
+                              model.outputs[k].name + "' to " + std::to_string(baked->fixed) +
+                              ", but with the dynamic axes resized (" + resized.inputs + ") the model gives " +
+                              std::to_string(baked->grown) + ": the trace baked in a size that depends on a dynamic axis",
                           ErrorContext::for_file(model_file, "export with --mode script (or auto)"));
-      }
-    }
   }
   proof.runs.push_back(resized.inputs);
   return proof;
