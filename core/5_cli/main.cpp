@@ -6,6 +6,7 @@
 
 #include "5_cli/commands.h"
 #include "5_cli/huge_pages.h"
+#include "5_cli/process_exit.h"
 #include "onnxport/errors.h"
 
 namespace {
@@ -50,6 +51,6 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   for (const auto& command : commands)
-    if (*command.app) return run_reporting_errors(command);
+    if (*command.app) exit_without_teardown(run_reporting_errors(command));
   return 0;
 }

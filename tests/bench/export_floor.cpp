@@ -2,7 +2,7 @@
 // (bench_export.py): torch::jit::load of the archive (with the CLI's huge-page advice), one forward pass on the example
 // inputs (an export needs it for the types of its values), and writing every parameter and buffer byte once to OUT. Run
 // it as a fresh process under /usr/bin/time: the process's wall time then also holds libtorch's start-up, which every
-// onnxport process pays before its first stage.
+// onnxport process pays before its first stage. Like the CLI, it exits without libtorch's teardown.
 //
 // Usage: onnxport_bench_floor MODEL.pt OUT INPUT.npy...
 // Prints one line: "floor: load X s, forward Y s, write Z s, N bytes".
@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "5_cli/huge_pages.h"
+#include "5_cli/process_exit.h"
 #include "1_base/npy.h"
 #include "1_base/torch_tensors.h"
 #include "1_base/output_file.h"
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
     const size_t bytes = write_parameter_bytes(module, argv[2]);
     const double write = seconds_since(start);
     std::printf("floor: load %.3f s, forward %.3f s, write %.3f s, %zu bytes\n", load, forward, write, bytes);
-    return 0;
+    // As the CLI ends: libtorch's teardown is not part of the floor, since an export can skip it.
+    onnxport::cli::exit_without_teardown(0);
   } catch (const std::exception& e) {
     std::cerr << "onnxport_bench_floor: " << argv[1] << ": " << e.what() << "\n";
     return 1;
