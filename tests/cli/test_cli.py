@@ -893,6 +893,7 @@ class CliTest(unittest.TestCase):
         self.assertIn("misbehaving", r.stderr)          # the pack
         self.assertIn(f"aten::{op}", r.stderr)          # the torch op
         self.assertIn("module encoder.1", r.stderr)     # the module path
+        self.assertRegex(r.stderr, r"at \S+\.py:\d+")  # the source line of the model's code
         self.assertIn(f"uses_{op}.pt", r.stderr)        # the model file
         self.assertNoLeftovers(out)
         return r.stderr

@@ -116,13 +116,14 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   // Before freezing, whose loop unrolling and list peepholes resolve lists torch.onnx keeps.
   if (options.drop_unused_inputs) {
     auto given = frozen.get_method("forward").graph()->copy();
-    torch::jit::Inline(*given);
+    inline_calls(*given);
     out.inputs_in_run_time_lists = inputs_in_run_time_lists(*given, 1);
   }
   // Before freezing, whose constant propagation would fold an expand of a constant source.
   for (const auto& submodule : frozen.modules())
     for (const auto& method : submodule.get_methods())
       copy_unexpanded_sources(*torch::jit::toGraphFunction(method.function()).graph());
+  inline_calls(*frozen.get_method("forward").graph());  // freezing then has nothing left to inline
   torch::jit::freeze_module_inplace(&frozen);
 
   auto graph = frozen.get_method("forward").graph()->copy();

@@ -87,6 +87,61 @@ std::string source_of(const torch::jit::Node* node) {
   return file + ":" + std::to_string(std::get<1>(*flc));
 }
 
+namespace {
+
+torch::jit::GraphFunction* callee_of(torch::jit::Node* call) {
+  if (call->kind() == c10::prim::CallMethod) {
+    auto type = call->input(0)->type()->cast<c10::ClassType>();
+    return type ? torch::jit::tryToGraphFunction(type->getMethod(call->s(c10::attr::name))) : nullptr;
+  }
+  if (call->kind() == c10::prim::CallFunction && call->input(0)->node()->kind() == c10::prim::Constant) {
+    auto type = call->input(0)->type()->cast<c10::FunctionType>();
+    return type ? torch::jit::tryToGraphFunction(*type->function()) : nullptr;
+  }
+  return nullptr;
+}
+
+// Inlines from the innermost call out, as Inline does with its optimized graphs: each callee's
+// body is inlined first (once per callee, on a copy), so that the inlined nodes' call stacks
+// name every module on the way ("features" then "0": module path features.0).
+class CallInliner {
+ public:
+  void inline_block(torch::jit::Block* block) {
+    for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+      torch::jit::Node* n = *it++;
+      for (auto* b : n->blocks()) inline_block(b);
+      torch::jit::GraphFunction* callee = callee_of(n);
+      if (!callee) continue;
+      torch::jit::Graph& body = inlined_body(callee);
+      if (n->kind() == c10::prim::CallFunction) n->removeInput(0);  // the function constant
+      torch::jit::inlineCallTo(n, callee, &body);
+    }
+  }
+
+ private:
+  torch::jit::Graph& inlined_body(torch::jit::GraphFunction* callee) {
+    auto known = bodies_.find(callee);
+    if (known != bodies_.end()) return *known->second;
+    auto body = callee->graph()->copy();
+    inline_block(body->block());
+    return *(bodies_[callee] = body);
+  }
+
+  std::unordered_map<torch::jit::GraphFunction*, std::shared_ptr<torch::jit::Graph>> bodies_;
+};
+
+}  // namespace
+
+void inline_calls(torch::jit::Graph& graph) { CallInliner().inline_block(graph.block()); }
+
+const std::string& SourceLocations::of(const torch::jit::Node* node) {
+  const auto& range = node->sourceRange();
+  const auto key = std::make_tuple(range.source().get(), range.start(), range.end());
+  auto it = known_.find(key);
+  if (it == known_.end()) it = known_.emplace(key, Entry{range.source(), source_of(node)}).first;
+  return it->second.location;
+}
+
 void run_graph(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack& stack) {
   // The plain interpreter: a GraphFunction would go through the profiling executor, whose
   // instrumentation of the graph takes time quadratic in its size (minutes at 50k nodes).

@@ -78,8 +78,30 @@ TensorType real_pair_type(TensorType complex);
 // Whether the traced or scripted type of `v` is a complex tensor; nullopt when its dtype is unknown.
 std::optional<bool> holds_complex_tensor(const torch::jit::Value* v);
 
+// Every method and function call in `graph` replaced by the callee's graph, recursively, as
+// torch::jit::Inline does, but from each callee's own graph: Inline first makes and caches each
+// callee's optimized graph (alias analysis and peepholes per callee: most of freezing's time on a
+// large traced model), which freezing, optimizing the inlined whole, does not need. Callees are
+// only read.
+void inline_calls(torch::jit::Graph& graph);
+
 // "features.0" from the node's inlined call stack ("" if it has none).
 std::string module_path_of(const torch::jit::Node* node);
 std::string source_of(const torch::jit::Node* node);
+
+// source_of for every node of a conversion, each distinct source range looked up once. In a
+// loaded model the lookup goes through the archive's debug info, and nodes of one module's code
+// share their ranges (the same layer class, inlined at each of its instances).
+class SourceLocations {
+ public:
+  const std::string& of(const torch::jit::Node* node);
+
+ private:
+  struct Entry {
+    std::shared_ptr<torch::jit::Source> source;  // keeps the key's pointer valid
+    std::string location;
+  };
+  std::map<std::tuple<const torch::jit::Source*, size_t, size_t>, Entry> known_;
+};
 
 }  // namespace onnxport::core

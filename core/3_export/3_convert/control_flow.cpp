@@ -130,8 +130,7 @@ void Converter::convert_if(const torch::jit::Node* n) {
     for (size_t i = 0; i < n->outputs().size(); ++i) env_[n->outputs()[i]] = lookup(block->outputs()[i]);
     return;
   }
-  const ErrorContext ec = error_context(n);
-  builder_.set_origin(NodeOrigin{"core", "", "prim::If", ec.module_path, ec.source});
+  builder_.set_origin(core_origin(n));
   cond = cast_to(cond, DType::Bool);
   const auto written = written_outer_values(n);
   const size_t num_outputs = n->outputs().size();
@@ -191,8 +190,11 @@ void Converter::convert_if(const torch::jit::Node* n) {
           throw ExportError("output " + std::to_string(i) +
                                 " of this branch is None while the other is not: "
                                 "ONNX If outputs must be tensors",
-                            ErrorContext::for_node(ec.model_file, "prim::If", ec.module_path, ec.source, {},
-                                                   "give both branches a tensor value"));
+                            [&] {
+                              ErrorContext ec = error_context(n);
+                              ec.hint = "give both branches a tensor value";
+                              return ec;
+                            }());
         } else if (v->is_list()) {
           v = as_sequence(v, DType::Undefined);
         } else if (v->is_tensor()) {
@@ -241,7 +243,6 @@ void Converter::learn_output_forms(const torch::jit::Block* block, const std::ve
 void Converter::convert_loop(const torch::jit::Node* n) {
   // prim::Loop(max_trip_count, start_condition, carried...) with a body taking
   // (iteration, carried...) and returning (condition, carried...): ONNX Loop's own shape.
-  const ErrorContext ec = error_context(n);
   const auto* body = n->blocks()[0];
   const auto written = written_outer_values(n);
   if (n->outputs().empty() && written.empty()) return;  // only checks and raises: nothing ONNX can keep
@@ -249,7 +250,7 @@ void Converter::convert_loop(const torch::jit::Node* n) {
 
   Value* trip_count = lookup(n->inputs()[0]);
   if (trip_count->maybe_int() == std::numeric_limits<int64_t>::max()) trip_count = nullptr;  // a while loop
-  builder_.set_origin(NodeOrigin{"core", "", "prim::Loop", ec.module_path, ec.source});
+  builder_.set_origin(core_origin(n));
   if (trip_count) trip_count = cast_to(trip_count, DType::Int64);
   Value* start_cond = cast_to(lookup(n->inputs()[1]), DType::Bool);
 

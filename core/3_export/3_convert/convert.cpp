@@ -82,7 +82,7 @@ class ConstantMapper {
 
 namespace {
 
-TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
+TorchNode view_of(const torch::jit::Node* n, bool static_dims, const std::string& source_location) {
   TorchNode view;
   view.kind = kind_of(n);
   view.num_inputs = n->inputs().size();
@@ -101,7 +101,7 @@ TorchNode view_of(const torch::jit::Node* n, bool static_dims) {
     if (n->kindOf(name) == torch::jit::AttributeKind::s) view.string_attributes[name.toUnqualString()] = n->s(name);
   }
   view.module_path = module_path_of(n);
-  view.source_location = source_of(n);
+  view.source_location = source_location;
   return view;
 }
 
@@ -274,10 +274,21 @@ Converter::Converter(const PreparedGraph& prepared, const ConvertContext& ctx, G
 
 Converter::~Converter() = default;
 
-ErrorContext Converter::error_context(const torch::jit::Node* n) const {
+std::string Converter::module_path(const torch::jit::Node* n) const {
   std::string path = module_path_of(n);
-  if (path.empty()) path = module_path_from_params(n, prepared_, attribute_paths_);
-  return ErrorContext::for_node(ctx_.model_file, kind_of(n), path, source_of(n));
+  return path.empty() ? module_path_from_params(n, prepared_, attribute_paths_) : path;
+}
+
+std::string Converter::origin_source(const torch::jit::Node* n) const {
+  return ctx_.record_sources ? sources_.of(n) : std::string();
+}
+
+NodeOrigin Converter::core_origin(const torch::jit::Node* n) const {
+  return NodeOrigin{"core", "", kind_of(n), module_path(n), origin_source(n)};
+}
+
+ErrorContext Converter::error_context(const torch::jit::Node* n) const {
+  return ErrorContext::for_node(ctx_.model_file, kind_of(n), module_path(n), sources_.of(n));
 }
 
 Value* Converter::lookup(const torch::jit::Value* v) {
@@ -428,7 +439,7 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
   const bool fallback = !complex && resolved.fallback;
   if (!entry && !fallback)
     throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version), error_context(n));
-  TorchNode view = view_of(n, static_dims_);
+  TorchNode view = view_of(n, static_dims_, origin_source(n));
   if (view.module_path.empty()) view.module_path = module_path_from_params(n, prepared_, attribute_paths_);
   const AliasInfo alias = alias_info_of(n);
   for (size_t i : alias.written_inputs)
@@ -448,16 +459,20 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
       outs = entry->fn(builder_, view, Args(args, view));
     }
   } catch (Error& e) {
+    ec.source = sources_.of(n);
     e.add_context(ec);
     throw;
   } catch (const c10::Error& e) {
+    ec.source = sources_.of(n);
     throw ExportError(std::string("symbolic failed: ") + e.what_without_backtrace(), ec);
   } catch (const std::exception& e) {
+    ec.source = sources_.of(n);
     ec.hint = "this is a bug in the op pack";
     throw ExportError(std::string("symbolic threw: ") + e.what(), ec);
   }
   const size_t want = n->outputs().size() + view.updated_inputs.size();
   if (outs.size() != want) {
+    ec.source = sources_.of(n);
     ec.hint = view.updated_inputs.empty()
                   ? "the symbolic must return one value per TorchScript output"
                   : "the symbolic must return one value per TorchScript output, then the new value of each input it "
@@ -468,6 +483,7 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
   }
   for (size_t i = 0; i < outs.size(); ++i) {
     if (!outs[i]) {
+      ec.source = sources_.of(n);
       ec.hint = "return g.none() for a None output";
       throw ExportError("symbolic returned a null value for output " + std::to_string(i), ec);
     }

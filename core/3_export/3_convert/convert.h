@@ -17,6 +17,10 @@ struct ConvertContext {
   const ExportOptions& options;
   std::string model_file;
   std::vector<std::string> input_names;  // graph input names, in order
+  // Whether each node's origin carries its source line ("model.py:42"): for provenance doc
+  // strings, the verbose graph and verification reports. Finding it reads the archive's debug
+  // info, a measurable part of converting a large loaded model; errors find theirs when raised.
+  bool record_sources = false;
 };
 
 // Ops the converter handles itself (control flow, constants, attributes): name, lowest opset.

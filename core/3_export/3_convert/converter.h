@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "3_export/3_convert/convert.h"
+#include "3_export/2_prepare/torch_graph.h"
 #include "onnxport/errors.h"
 
 namespace onnxport::core {
@@ -39,6 +40,10 @@ class Converter {
   Value* call_symbolic(const std::string& kind, const torch::jit::Node* origin, const std::vector<Value*>& args);
   Value* cast_to(Value* v, DType dtype);
   ErrorContext error_context(const torch::jit::Node* n) const;
+  // The origin recorded on the ONNX nodes made for `n` (its source only when ctx.record_sources).
+  NodeOrigin core_origin(const torch::jit::Node* n) const;
+  std::string module_path(const torch::jit::Node* n) const;
+  std::string origin_source(const torch::jit::Node* n) const;
   void count_core_op(const torch::jit::Node* n) { ++stats_.core_ops[n->kind().toQualString()]; }
 
   std::unordered_set<const Value*> uninitialized;  // prim::Uninitialized placeholders
@@ -142,6 +147,7 @@ class Converter {
   ConvertStats stats_;
   bool static_dims_;
   std::unique_ptr<ConstantMapper> constants_;
+  mutable SourceLocations sources_;
   std::unordered_map<const torch::jit::Value*, Value*> env_;
   // Values None on some paths (their env_ entry is the tensor) -> whether present (bool).
   std::unordered_map<const torch::jit::Value*, Value*> presence_;

@@ -197,7 +197,7 @@ Value* Converter::write_back(const torch::jit::Node* view, Value* base, Value* u
   const std::string k = kind_name(view);
   if (is_identity_alias(view)) return updated;
   if (!base->is_tensor() || !updated->is_tensor()) return updated;  // lists: the list itself
-  builder_.set_origin(NodeOrigin{"core", "", k, error_context(view).module_path, source_of(view)});
+  builder_.set_origin(core_origin(view));
   auto arg = [&](size_t i) { return lookup(view->inputs()[i]); };
   if (k == "aten::slice")
     return call_symbolic("aten::slice_scatter", view, {base, updated, arg(1), arg(2), arg(3), arg(4)});
