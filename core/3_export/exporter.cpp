@@ -71,6 +71,12 @@ ExportReport Exporter::export_module(const torch::jit::Module& module, std::vect
   return pipeline.run([&] { return core::load_module(module, std::move(example_inputs)); });
 }
 
+ExportReport Exporter::export_module(torch::jit::Module&& module, std::vector<torch::jit::IValue> example_inputs,
+                                     const std::string& output_path, const ExportOptions& options) {
+  core::Pipeline pipeline(*registry_, options, "", output_path, last_report_, progress_);
+  return pipeline.run([&] { return core::load_module(module, std::move(example_inputs), /*handed_over=*/true); });
+}
+
 ExportReport Exporter::export_function(const std::function<torch::jit::IValue(std::vector<torch::jit::IValue>)>& fn,
                                        std::vector<torch::jit::IValue> example_inputs, const std::string& output_path,
                                        const ExportOptions& options,

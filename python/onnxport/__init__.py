@@ -103,7 +103,8 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
     try:
         with _output_path(f) as path:
             result = json.loads(exporter.export(module._c, _flatten_tuples(positional), path, json.dumps(options),
-                                                os.fspath(report) if report is not None else ""))
+                                                os.fspath(report) if report is not None else "",
+                                                hand_over=owned))
     except ExportError as e:
         raised = bridge.take_symbolic_exception()
         if raised is None:

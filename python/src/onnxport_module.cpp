@@ -80,11 +80,31 @@ void use_process_symbolics(Exporter& exporter) {
   exporter.registry().add_python_pack(PackRef{contents.id, ""}, contents);
 }
 
+bool has_python_op(const torch::jit::Block* block) {
+  for (const auto* n : block->nodes()) {
+    if (n->kind() == c10::prim::PythonOp) return true;
+    for (const auto* b : n->blocks())
+      if (has_python_op(b)) return true;
+  }
+  return false;
+}
+
+// Whether the module's graphs hold Python objects (prim::PythonOp: torch.autograd.Function calls).
+// Freezing in place destroys the nodes that hold them, which may free them, and that needs the
+// GIL the export runs without: such a module is exported from a frozen copy instead.
+bool holds_python_objects(const torch::jit::Module& module) {
+  for (const auto& submodule : module.modules())
+    for (const auto& method : submodule.get_methods())
+      if (has_python_op(method.graph()->block())) return true;
+  return false;
+}
+
 // Exports and returns the report (docs/export-report.md) as JSON text; with `report_path`, also
-// writes it there, for a failed export too (as `onnxport export --report` does).
+// writes it there, for a failed export too (as `onnxport export --report` does). `hand_over`: the
+// module was traced for this export and is not used again, so it is frozen in place.
 std::string export_module(Exporter& exporter, const torch::jit::Module& module, const py::list& args,
                           const std::string& output_path, const std::string& options_json,
-                          const std::string& report_path) {
+                          const std::string& report_path, bool hand_over) {
   ExportOptions options;
   apply_options_json(options_json, kOrigin, options);
   options.validate();
@@ -92,11 +112,13 @@ std::string export_module(Exporter& exporter, const torch::jit::Module& module, 
   std::vector<torch::jit::IValue> inputs;
   for (auto arg : args) inputs.push_back(to_ivalue(arg));
   use_process_symbolics(exporter);
+  hand_over = hand_over && !holds_python_objects(module);
   py::gil_scoped_release released;
   ReportInput in{"<python module>", output_path, nullptr, &options, std::nullopt};
   ExportReport report;
   try {
-    report = exporter.export_module(module, std::move(inputs), output_path, options);
+    report = hand_over ? exporter.export_module(torch::jit::Module(module), std::move(inputs), output_path, options)
+                       : exporter.export_module(module, std::move(inputs), output_path, options);
   } catch (const Error& e) {
     if (!report_path.empty()) {
       in.report = &exporter.last_report();
@@ -131,7 +153,7 @@ PYBIND11_MODULE(_onnxport, m) {
   });
   py::class_<Exporter, std::shared_ptr<Exporter>>(m, "Exporter")
       .def("export", &export_module, py::arg("module"), py::arg("args"), py::arg("output_path"),
-           py::arg("options_json"), py::arg("report_path"));
+           py::arg("options_json"), py::arg("report_path"), py::arg("hand_over") = false);
   m.def("exporter", &exporter_for, py::arg("plugin_dirs"));
   m.def("bridge", &python_bridge::bridge_runtime, "the Python op-pack bridge's module (onnxport/_bridge.py)");
   m.def(

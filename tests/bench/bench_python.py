@@ -6,7 +6,8 @@ Usage: PYTHONPATH=build/python bench_python.py [--model resnet50 ...] [--repeat 
 Models are torchvision's with random weights (fixed seed). The two exporters run alternately
 (onnxport, torch.onnx, onnxport, ...) on the same module object; each figure is the median wall
 time of --repeat runs. The first onnxport call of the process also loads the op packs: it is
-reported on its own line. Both write to a temporary directory.
+reported on its own line. Both write to a temporary directory; before each run the previous
+output is removed and `sync` runs (outside the timing).
 """
 import argparse
 import os
@@ -30,6 +31,16 @@ def timed(fn):
     return time.perf_counter() - start
 
 
+def timed_export(fn, out):
+    """fn's time writing `out`, started with no earlier output left and nothing waiting to be
+    written: replacing a file of hundreds of MB still under writeback stalls the writer for
+    the previous run's sake (as bench_export.py does, removed and synced before each run)."""
+    if os.path.exists(out):
+        os.remove(out)
+    os.sync()
+    return timed(fn)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", action="append", choices=sorted(INPUTS))
@@ -48,8 +59,8 @@ def main():
             x = torch.randn(*INPUTS[name])
             ours, theirs = [], []
             for _ in range(options.repeat):
-                ours.append(timed(lambda: onnxport.export(model, (x,), out, opset_version=options.opset)))
-                theirs.append(timed(lambda: torch.onnx.export(model, (x,), out, opset_version=options.opset)))
+                ours.append(timed_export(lambda: onnxport.export(model, (x,), out, opset_version=options.opset), out))
+                theirs.append(timed_export(lambda: torch.onnx.export(model, (x,), out, opset_version=options.opset), out))
             a, b = statistics.median(ours), statistics.median(theirs)
             print(f"| {name} | {a:.2f} s | {b:.2f} s | {a / b:.2f} |", flush=True)
 

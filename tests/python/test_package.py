@@ -114,6 +114,40 @@ class PackageApiTest(unittest.TestCase):
         ok, log = ort_matches(out, save_manifest("block", [x3, scale, bias], [block(x3, 1.0, bias)]))
         self.assertTrue(ok, log)
 
+    def test_the_exported_module_keeps_its_tensors_requires_grad_and_training(self):
+        # The module traced for the export is frozen in place and shares its tensors with this one:
+        # the export must leave them as they were, and the module must still train.
+        class Tied(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+                self.emb = torch.nn.Embedding(10, 4)
+                self.head = torch.nn.Linear(4, 10, bias=False)
+                self.head.weight = self.emb.weight
+
+            def forward(self, x, ids):
+                return self.block(x).mean() + self.head(self.emb(ids)).sum()
+
+        model = Tied().train()
+        model.block.conv.weight.requires_grad_(False)  # a frozen layer stays frozen
+        before = {k: v.clone() for k, v in model.state_dict().items()}
+        grads = {k: p.requires_grad for k, p in model.named_parameters()}
+        x, ids = torch.randn(2, 3, 8, 8), torch.tensor([[1, 2, 3]])
+        onnxport.export(model, (x, ids), path("tied.onnx"))
+        for k, v in model.state_dict().items():
+            self.assertTrue(torch.equal(v, before[k]), k)
+        self.assertEqual({k: p.requires_grad for k, p in model.named_parameters()}, grads)
+        self.assertIs(model.head.weight, model.emb.weight)
+        self.assertTrue(model.training)
+        model.eval()
+        with torch.no_grad():
+            ok, log = ort_matches(path("tied.onnx"), save_manifest("tied", [x, ids], [model(x, ids)]))
+        self.assertTrue(ok, log)
+        model.train()
+        model(x, ids).backward()
+        self.assertIsNotNone(model.emb.weight.grad)
+        self.assertIsNone(model.block.conv.weight.grad)
+
     def test_extra_outputs_add_a_module_output_and_bad_ones_raise(self):
         block = Block().eval()
         x = torch.randn(2, 3, 8, 8)

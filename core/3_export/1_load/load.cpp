@@ -168,11 +168,12 @@ LoadedModel load_model_file(const std::string& path, const ExportOptions& option
   return loaded;
 }
 
-LoadedModel load_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> inputs) {
+LoadedModel load_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> inputs, bool handed_over) {
   if (inputs.empty() && forward_takes_arguments(module))
     throw ConfigError("no example inputs", ErrorContext::with_hint(kGiveInputs));
   LoadedModel loaded;
   loaded.module = module;
+  loaded.module_owned = handed_over;
   loaded.inputs = std::move(inputs);
   return loaded;
 }

@@ -17,7 +17,8 @@ namespace onnxport::core {
 struct LoadedModel {
   // A TorchScript module (from a file or the caller), or else the graph a callable was traced into.
   std::optional<torch::jit::Module> module;
-  bool module_owned = false;  // loaded here: prepare may freeze it in place instead of cloning it
+  // Loaded here, or handed over by the caller: prepare freezes it in place instead of cloning it.
+  bool module_owned = false;
   std::shared_ptr<torch::jit::Graph> traced_graph;
   std::unordered_map<const void*, std::string> traced_parameter_names;  // storage -> parameter name
   std::vector<torch::jit::IValue> inputs;                               // one per forward argument
@@ -33,7 +34,9 @@ void define_forward_from_overload(torch::jit::Module& module);
 // `inputs` empty: made from options.inputs (random with options.seed, or .npy files).
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
                             std::vector<torch::jit::IValue> inputs);
-LoadedModel load_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> inputs);
+// `handed_over`: the caller will not use the module again (Exporter::export_module(Module&&)).
+LoadedModel load_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> inputs,
+                        bool handed_over = false);
 LoadedModel load_traced_function(const std::function<torch::jit::IValue(std::vector<torch::jit::IValue>)>& fn,
                                  std::vector<torch::jit::IValue> inputs,
                                  const std::map<std::string, at::Tensor>& named_parameters);

@@ -107,10 +107,19 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   define_forward_from_overload(frozen);
   if (options.training == TrainingMode::Eval) frozen.eval();
   if (options.training == TrainingMode::Train) frozen.train();
-  for (const auto& p : frozen.named_parameters(true)) {
-    out.tensor_names.emplace(p.value.data_ptr(), p.name);
-    // The tracer takes module tensors as constants, which it refuses for tensors needing grad.
-    p.value.requires_grad_(false);
+  for (const auto& p : frozen.named_parameters(true)) out.tensor_names.emplace(p.value.data_ptr(), p.name);
+  // The tracer takes module tensors as constants, which it refuses for tensors needing grad. An
+  // owned module's tensors may be the caller's too (a module traced for the export shares the
+  // nn.Module's): its attributes become aliases that do not need grad, the tensors stay as they are.
+  for (auto submodule : frozen.modules()) {
+    std::vector<std::pair<std::string, at::Tensor>> needing_grad;
+    for (const auto& p : submodule.named_parameters(false))
+      if (p.value.requires_grad()) needing_grad.emplace_back(p.name, p.value);
+    for (auto& [name, tensor] : needing_grad)
+      if (owned)
+        submodule._ivalue()->setAttr(name, tensor.detach());
+      else
+        tensor.requires_grad_(false);  // a clone's own tensor
   }
   for (const auto& b : frozen.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
   // Before freezing, whose loop unrolling and list peepholes resolve lists torch.onnx keeps.

@@ -30,6 +30,12 @@ class Exporter {
   // Export an already loaded module (it is not modified: a frozen copy is converted).
   ExportReport export_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> example_inputs,
                              const std::string& output_path, const ExportOptions& options);
+  // Export a module the caller hands over and will not use again (one it traced for this
+  // export): it is frozen in place, without the copy of every parameter the overload above
+  // makes. Its parameter and buffer tensors, which the caller's own module may share, keep
+  // their values and requires_grad.
+  ExportReport export_module(torch::jit::Module&& module, std::vector<torch::jit::IValue> example_inputs,
+                             const std::string& output_path, const ExportOptions& options);
   // Trace a C++ callable (e.g. a torch::nn C++-frontend module's forward) and export the trace.
   ExportReport export_function(const std::function<torch::jit::IValue(std::vector<torch::jit::IValue>)>& fn,
                                std::vector<torch::jit::IValue> example_inputs, const std::string& output_path,
