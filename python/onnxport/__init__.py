@@ -24,6 +24,11 @@ from . import _onnxport
 
 ExportError = _onnxport.ExportError
 
+
+class NoneArgumentError(ExportError, ValueError):
+    """A None among the arguments of a scripted model, which its graph cannot type: an
+    ExportError, and a ValueError as torch.onnx.export raises there."""
+
 __all__ = ["export", "ops", "plugins", "ExportError"]
 
 _TRAINING = {torch.onnx.TrainingMode.EVAL: "eval", torch.onnx.TrainingMode.PRESERVE: "preserve",
@@ -89,6 +94,8 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
                           "— pass the example inputs as `args`")
 
     positional = _positional_args(model, args)
+    if isinstance(model, (torch.jit.ScriptModule, torch.jit.ScriptFunction)):
+        _refuse_none_arguments(positional)
     owned = not isinstance(model, torch.jit.ScriptModule)  # traced here: its graphs may be rewritten
     module, positional, _ = _script_module(model, positional, training)
     # Not "trace" for a traced module: its scripted islands (torchvision's
@@ -186,6 +193,26 @@ def _forward_parameters(model):
         return [(a.name, a.default_value if a.has_default_value() else inspect.Parameter.empty) for a in arguments]
     return [(p.name, p.default) for p in inspect.signature(forward).parameters.values()
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _none_leaves(value):
+    if isinstance(value, (tuple, list)):
+        return sum(_none_leaves(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_none_leaves(v) for v in value.values())
+    return int(value is None)
+
+
+def _refuse_none_arguments(args):
+    """A scripted graph gives every argument a type from its example; None has none to give (the
+    scripted Optional stays unresolved), so such an export is refused up front, as torch.onnx
+    refuses it, with the count torch.onnx's message gives."""
+    count = _none_leaves(args)
+    if count:
+        raise NoneArgumentError(
+            f"config error: onnxport.export(): args contained {count} None's after flattening; a scripted "
+            "model (ScriptModule or ScriptFunction) cannot take None as an example argument — pass a tensor "
+            "for it, or export the nn.Module itself, whose trace drops None arguments")
 
 
 def _positional_args(model, args):

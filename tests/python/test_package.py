@@ -20,7 +20,7 @@ import subprocess
 import sys
 import unittest
 import warnings
-from typing import Optional
+from typing import Optional, Tuple
 
 sys.path.insert(0, os.environ["ONNXPORT_PYTHONPATH"])
 
@@ -223,6 +223,22 @@ class PackageApiTest(unittest.TestCase):
         with self.assertRaisesRegex(onnxport.ExportError, r"(?s)^unsupported op: .*aten::erfinv"):
             onnxport.export(Unsupported(), x * 0.1, path("bad.onnx"))
         self.assertFalse(os.path.exists(path("bad.onnx")))
+
+    def test_a_scripted_model_refuses_none_arguments_as_torch_onnx_does(self):
+        class TwoOptional(torch.nn.Module):
+            def forward(self, x, y: Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]):
+                first, second = y
+                if first is not None:
+                    return x + first
+                return x
+
+        model = torch.jit.script(TwoOptional())
+        x = torch.randn(2, 3)
+        with self.assertRaisesRegex(ValueError, r"^config error: .*args contained 1 None's after flattening") as caught:
+            onnxport.export(model, (x, (None, x)), path("none_arg.onnx"))
+        self.assertIsInstance(caught.exception, onnxport.ExportError)
+        self.assertFalse(os.path.exists(path("none_arg.onnx")))
+        onnxport.export(model, (x, (x, x)), path("none_arg.onnx"))  # tensors: exported
 
     def test_ops_and_plugins_list_what_the_cli_lists(self):
         cli_ops = json.loads(cli("ops", "--json").stdout)
