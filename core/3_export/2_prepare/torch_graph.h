@@ -89,9 +89,10 @@ void inline_calls(torch::jit::Graph& graph);
 std::string module_path_of(const torch::jit::Node* node);
 std::string source_of(const torch::jit::Node* node);
 
-// source_of for every node of a conversion, each distinct source range looked up once. In a
-// loaded model the lookup goes through the archive's debug info, and nodes of one module's code
-// share their ranges (the same layer class, inlined at each of its instances).
+// source_of for the nodes of a conversion, each distinct source range looked up once: in a
+// loaded model the lookup goes through the archive's debug info, and the nodes inlined from one
+// scripted function at several call sites share their ranges (a traced model's nodes mostly
+// have ranges of their own).
 class SourceLocations {
  public:
   const std::string& of(const torch::jit::Node* node);
