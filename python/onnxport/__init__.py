@@ -29,7 +29,7 @@ class NoneArgumentError(ExportError, ValueError):
     """A None among the arguments of a scripted model, which its graph cannot type: an
     ExportError, and a ValueError as torch.onnx.export raises there."""
 
-__all__ = ["export", "ops", "plugins", "ExportError"]
+__all__ = ["export", "ops", "plugins", "ExportError", "NoneArgumentError"]
 
 _TRAINING = {torch.onnx.TrainingMode.EVAL: "eval", torch.onnx.TrainingMode.PRESERVE: "preserve",
              torch.onnx.TrainingMode.TRAINING: "train"}
@@ -105,13 +105,14 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
     # torch.autograd.Function calls (prim::PythonOp): their `symbolic` staticmethod, a symbolic
     # registered for prim::PythonOp, or else the operations they ran, as torch.onnx does
     bridge = _onnxport.bridge()
-    bridge.register_python_ops(module, opset_version or 17,
-                               operator_export_type == torch.onnx.OperatorExportTypes.ONNX_FALLTHROUGH, owned)
+    holds_python_objects = bridge.register_python_ops(
+        _onnxport.method_graphs(module), opset_version or 17,
+        operator_export_type == torch.onnx.OperatorExportTypes.ONNX_FALLTHROUGH, owned)
     try:
         with _output_path(f) as path:
-            result = json.loads(exporter.export(module._c, _flatten_tuples(positional), path, json.dumps(options),
+            result = json.loads(exporter.export(module, _flatten_tuples(positional), path, json.dumps(options),
                                                 os.fspath(report) if report is not None else "",
-                                                hand_over=owned))
+                                                hand_over=owned and not holds_python_objects))
     except ExportError as e:
         raised = bridge.take_symbolic_exception()
         if raised is None:
@@ -296,11 +297,34 @@ def _traceable(model, args):
     return wrapper, tuple(flat_args)
 
 
+def _trace(model, args):
+    """torch.jit.trace(model, args, check_trace=False, strict=False)._c: the same recording of
+    forward, with each module's scope, into a module built without TracedModule's inference of
+    each class from the Python object (_onnxport.traced_module_skeleton)."""
+    scopes = {"__module": model}
+
+    def name_submodules(module, prefix):
+        for name, child in module.named_children():
+            scopes[child] = f"{prefix}.{name}"
+            name_submodules(child, scopes[child])
+
+    name_submodules(model, "__module")
+    recording_scopes = torch.jit._trace._trace_module_map
+    torch.jit._trace._trace_module_map = scopes  # nn.Module._slow_forward pushes each module's scope
+    try:
+        module = _onnxport.traced_module_skeleton(model)
+        module._create_method_from_trace("forward", model, args, torch.jit._trace._create_interpreter_name_lookup_fn(0),
+                                         False, False, torch.jit._trace.get_callable_argument_names(model.forward))
+    finally:
+        torch.jit._trace._trace_module_map = recording_scopes
+    return module
+
+
 def _script_module(model, args, training):
-    """The torch.jit.ScriptModule to export, the example inputs it takes, and whether it is a
+    """The torch._C.ScriptModule to export, the example inputs it takes, and whether it is a
     trace. A ScriptFunction is traced inside a module, its own control flow kept as scripted."""
     if isinstance(model, torch.jit.ScriptModule):
-        return model, args, isinstance(model, torch.jit.TracedModule)
+        return model._c, args, isinstance(model, torch.jit.TracedModule)
     scripted_function = isinstance(model, torch.jit.ScriptFunction)
     if scripted_function:
         model = _CallFunction(model)
@@ -312,8 +336,7 @@ def _script_module(model, args, training):
     with _module_mode(model, training):
         try:
             traced_model, traced_args = _traceable(model, args)
-            traced = torch.jit.trace(traced_model, traced_args, check_trace=False, strict=False)
-            return traced, traced_args, not scripted_function
+            return _trace(traced_model, traced_args), traced_args, not scripted_function
         except Exception as e:  # the model's own error while it ran on `args`
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ExportError(f"model error: tracing {type(model).__name__} on the given args failed: {first} "

@@ -180,27 +180,24 @@ def _rewrite_tuple_call(graph, node):
     node.destroy()
 
 
-def register_python_ops(module, opset, keep=False, owned=True):
-    """Prepares the module's prim::PythonOp nodes (torch.autograd.Function calls) as torch.onnx
-    does at `opset` (keep: for ONNX_FALLTHROUGH, leave them all as they are): a Function without a `symbolic`, when no symbolic is registered for
-    prim::PythonOp, is replaced by the operations its forward ran (recorded by the tracer); every
-    other one is marked with its id, so that the node the exporter converts (a frozen copy) leads
-    back to the Function and its non-tensor arguments."""
+def register_python_ops(graphs, opset, keep=False, owned=True):
+    """Prepares the prim::PythonOp nodes (torch.autograd.Function calls) of a module's method
+    `graphs` as torch.onnx does at `opset` (keep: for ONNX_FALLTHROUGH, leave them all as they
+    are): a Function without a `symbolic`, when no symbolic is registered for prim::PythonOp, is
+    replaced by the operations its forward ran (recorded by the tracer); every other one is marked
+    with its id, so that the node the exporter converts (a frozen copy) leads back to the Function
+    and its non-tensor arguments. Returns whether prim::PythonOp nodes are left in the graphs."""
     _python_ops.clear()
     _symbolic_exception[0] = None
     if keep:  # operator_export_type ONNX_FALLTHROUGH: torch.onnx keeps the nodes as they are
-        return 0
+        return any(graph.findAllNodes(PYTHON_OP) for graph in graphs)
     group = registration.registry.get_function_group(PYTHON_OP)
     registered = group is not None and group.get(opset) is not None
 
     def inlinable(node):
         return not registered and not hasattr(_function_of(node), "symbolic") and node.hasAttribute("Subgraph")
 
-    for submodule in module.modules():
-        try:
-            graph = submodule.graph
-        except (AttributeError, RuntimeError):  # a submodule without a compiled forward
-            continue
+    for graph in graphs:
         # a Function's recorded operations may call another Function: inline until none is left
         while any(inlinable(node) for node in graph.findAllNodes(PYTHON_OP)):
             for node in graph.findAllNodes(PYTHON_OP):  # in nested blocks too
@@ -212,7 +209,7 @@ def register_python_ops(module, opset, keep=False, owned=True):
                 continue
             node.i_(PYTHON_OP_ATTRIBUTE, len(_python_ops))
             _python_ops[len(_python_ops)] = node
-    return len(_python_ops)
+    return bool(_python_ops)
 
 
 def _function_of(node):

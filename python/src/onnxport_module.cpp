@@ -80,28 +80,54 @@ void use_process_symbolics(Exporter& exporter) {
   exporter.registry().add_python_pack(PackRef{contents.id, ""}, contents);
 }
 
-bool has_python_op(const torch::jit::Block* block) {
-  for (const auto* n : block->nodes()) {
-    if (n->kind() == c10::prim::PythonOp) return true;
-    for (const auto* b : n->blocks())
-      if (has_python_op(b)) return true;
-  }
-  return false;
-}
+// The TorchScript module torch.jit.trace makes of an nn.Module before recording its forward
+// (TracedModule): the parameters, buffers and submodules, each module of a class of its own, the
+// training flag, and what else the tracer reads through the module: tensors and TorchScript
+// objects (a quantized layer's packed weights) kept as plain attributes. TracedModule infers every class from the Python object (most of a traced
+// resnet50's tracing time, and each class stays in torch's global compilation unit for the
+// life of the process); here the classes go into `cu`, which the module holds. A ScriptModule
+// inside is taken as it is, as torch.jit.trace takes it.
+struct TracedModuleBuilder {
+  py::object script_module_class = py::module::import("torch.jit").attr("ScriptModule");
+  py::object qualified_name = py::module::import("torch._jit_internal").attr("_qualified_name");
+  py::object script_object_class = py::module::import("torch").attr("ScriptObject");
+  std::shared_ptr<torch::jit::CompilationUnit> cu = std::make_shared<torch::jit::CompilationUnit>();
 
-// Whether the module's graphs hold Python objects (prim::PythonOp: torch.autograd.Function calls).
-// Freezing in place destroys the nodes that hold them, which may free them, and that needs the
-// GIL the export runs without: such a module is exported from a frozen copy instead.
-bool holds_python_objects(const torch::jit::Module& module) {
+  torch::jit::Module build(py::handle nn_module) {
+    if (py::isinstance(nn_module, script_module_class)) return nn_module.attr("_c").cast<torch::jit::Module>();
+    torch::jit::Module module(qualified_name(nn_module.get_type()).cast<std::string>(), cu, /*shouldMangle=*/true);
+    for (auto [name, tensor] : nn_module.attr("_parameters").cast<py::dict>())
+      if (!tensor.is_none()) module.register_parameter(name.cast<std::string>(), THPVariable_Unpack(tensor.ptr()), false);
+    for (auto [name, tensor] : nn_module.attr("_buffers").cast<py::dict>())
+      if (!tensor.is_none()) module.register_buffer(name.cast<std::string>(), THPVariable_Unpack(tensor.ptr()));
+    for (auto [name, child] : nn_module.attr("_modules").cast<py::dict>())
+      if (!child.is_none()) module.register_module(name.cast<std::string>(), build(child));
+    module.register_attribute("training", c10::BoolType::get(), nn_module.attr("training").cast<bool>());
+    for (auto [name, value] : nn_module.attr("__dict__").cast<py::dict>()) {
+      if (THPVariable_Check(value.ptr())) {
+        module.register_attribute(name.cast<std::string>(), c10::TensorType::get(), THPVariable_Unpack(value.ptr()));
+      } else if (py::isinstance(value, script_object_class)) {
+        const c10::intrusive_ptr<c10::ivalue::Object> object = value.cast<torch::jit::Object>()._ivalue();
+        module.register_attribute(name.cast<std::string>(), object->type(), object);
+      }
+    }
+    return module;
+  }
+};
+
+// The graph of every method of the module and its submodules.
+std::vector<std::shared_ptr<torch::jit::Graph>> method_graphs(const torch::jit::Module& module) {
+  std::vector<std::shared_ptr<torch::jit::Graph>> graphs;
   for (const auto& submodule : module.modules())
-    for (const auto& method : submodule.get_methods())
-      if (has_python_op(method.graph()->block())) return true;
-  return false;
+    for (const auto& method : submodule.get_methods()) graphs.push_back(method.graph());
+  return graphs;
 }
 
 // Exports and returns the report (docs/export-report.md) as JSON text; with `report_path`, also
 // writes it there, for a failed export too (as `onnxport export --report` does). `hand_over`: the
-// module was traced for this export and is not used again, so it is frozen in place.
+// module was traced for this export and is not used again, so it is frozen in place; never for a
+// module whose graphs hold Python objects (prim::PythonOp nodes): freezing destroys nodes without
+// the GIL.
 std::string export_module(Exporter& exporter, const torch::jit::Module& module, const py::list& args,
                           const std::string& output_path, const std::string& options_json,
                           const std::string& report_path, bool hand_over) {
@@ -112,7 +138,6 @@ std::string export_module(Exporter& exporter, const torch::jit::Module& module, 
   std::vector<torch::jit::IValue> inputs;
   for (auto arg : args) inputs.push_back(to_ivalue(arg));
   use_process_symbolics(exporter);
-  hand_over = hand_over && !holds_python_objects(module);
   py::gil_scoped_release released;
   ReportInput in{"<python module>", output_path, nullptr, &options, std::nullopt};
   ExportReport report;
@@ -155,6 +180,10 @@ PYBIND11_MODULE(_onnxport, m) {
       .def("export", &export_module, py::arg("module"), py::arg("args"), py::arg("output_path"),
            py::arg("options_json"), py::arg("report_path"), py::arg("hand_over") = false);
   m.def("exporter", &exporter_for, py::arg("plugin_dirs"));
+  m.def(
+      "traced_module_skeleton", [](py::handle nn_module) { return TracedModuleBuilder().build(nn_module); },
+      "the torch._C.ScriptModule torch.jit.trace records an nn.Module's forward into, without TracedModule");
+  m.def("method_graphs", &method_graphs, "the graphs of every method of a torch._C.ScriptModule and its submodules");
   m.def("bridge", &python_bridge::bridge_runtime, "the Python op-pack bridge's module (onnxport/_bridge.py)");
   m.def(
       "ops_json",

@@ -11,6 +11,7 @@ separated by ':').
   PackageModelsTest: every fixture model exported in this one process matches the CLI's file
                   byte for byte and PyTorch in ONNX Runtime.
 """
+import copy
 import glob
 import io
 import json
@@ -26,6 +27,7 @@ sys.path.insert(0, os.environ["ONNXPORT_PYTHONPATH"])
 
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
+import onnx.numpy_helper  # noqa: E402
 import torch  # noqa: E402
 
 import onnxport  # noqa: E402
@@ -75,6 +77,30 @@ class Block(torch.nn.Module):
     def forward(self, x, scale: float = 1.0, bias: Optional[torch.Tensor] = None):
         y = self.drop(torch.relu(self.bn(self.conv(x)))) * scale
         return y if bias is None else y + bias
+
+
+# An op that counts the runs of a model's graph: onnxport_counting::count(x) is x, in PyTorch and in
+# ONNX (Identity).
+COUNTING = torch.library.Library("onnxport_counting", "DEF")
+COUNTING.define("count(Tensor x) -> Tensor")
+COUNT_CALLS = [0]
+
+
+def _count(x):
+    COUNT_CALLS[0] += 1
+    return x.clone()
+
+
+COUNTING.impl("count", _count, "CPU")
+
+
+class Counted(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def forward(self, x):
+        return torch.ops.onnxport_counting.count(self.block(x)) + 1
 
 
 @torch.jit.script
@@ -147,6 +173,50 @@ class PackageApiTest(unittest.TestCase):
         model(x, ids).backward()
         self.assertIsNotNone(model.emb.weight.grad)
         self.assertIsNone(model.block.conv.weight.grad)
+
+    def test_a_model_traced_for_the_export_runs_once_and_a_given_trace_of_other_sizes_again(self):
+        # The trace made for the export records every value's type: no second run is needed. A
+        # trace the caller made on other sizes has other types: its graph runs on the given inputs.
+        torch.onnx.register_custom_op_symbolic("onnxport_counting::count", lambda g, x: g.op("Identity", x), 9)
+        try:
+            model = Counted().eval()
+            x = torch.randn(2, 3, 8, 8)
+            COUNT_CALLS[0] = 0
+            onnxport.export(model, (x,), path("counted.onnx"))
+            self.assertEqual(COUNT_CALLS[0], 1, "the export should run the model once: its trace")
+            with torch.no_grad():
+                ok, log = ort_matches(path("counted.onnx"), save_manifest("counted", [x], [model(x)]))
+            self.assertTrue(ok, log)
+
+            traced = torch.jit.trace(model, (torch.randn(1, 3, 4, 4),), check_trace=False)
+            COUNT_CALLS[0] = 0
+            onnxport.export(traced, (x,), path("counted_given.onnx"))
+            self.assertEqual(COUNT_CALLS[0], 1, "the given trace should run once, on the given inputs")
+            dims = [d.dim_value for d in onnx.load(path("counted_given.onnx")).graph.output[0].type.tensor_type.shape.dim]
+            self.assertEqual(dims, [2, 4, 8, 8])
+            with torch.no_grad():
+                ok, log = ort_matches(path("counted_given.onnx"), save_manifest("counted_given", [x], [model(x)]))
+            self.assertTrue(ok, log)
+        finally:
+            torch.onnx.unregister_custom_op_symbolic("onnxport_counting::count", 9)
+
+    def test_exports_leave_no_module_classes_in_torchs_global_compilation_unit(self):
+        # torch.jit.trace adds a TorchScript class for every module it traces to torch's global
+        # compilation unit, for the life of the process; the export's own trace keeps its own.
+        class OnlyExported(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+            def forward(self, x):
+                return self.block(x)
+
+        x = torch.randn(1, 3, 8, 8)
+        for _ in range(2):
+            onnxport.export(OnlyExported().eval(), (x,), path("only_exported.onnx"))
+        self.assertIsNone(torch.jit._state._python_cu.get_class(torch._jit_internal._qualified_name(OnlyExported)))
+        torch.jit.trace(OnlyExported().eval(), (x,), check_trace=False)  # the check can fail
+        self.assertIsNotNone(torch.jit._state._python_cu.get_class(torch._jit_internal._qualified_name(OnlyExported)))
 
     def test_extra_outputs_add_a_module_output_and_bad_ones_raise(self):
         block = Block().eval()

@@ -133,7 +133,12 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
     for (const auto& method : submodule.get_methods())
       copy_unexpanded_sources(*torch::jit::toGraphFunction(method.function()).graph());
   inline_calls(*frozen.get_method("forward").graph());  // freezing then has nothing left to inline
+  // A module handed over was traced for this export, on its inputs: the types its trace recorded
+  // are kept for adopt_traced_types. (A loaded module's graph has none.)
+  std::optional<CompleteTypes> traced_types;
+  if (owned) traced_types.emplace(*frozen.get_method("forward").graph());
   torch::jit::freeze_module_inplace(&frozen);
+  if (traced_types) traced_types->restore(*frozen.get_method("forward").graph());
 
   auto graph = frozen.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);
@@ -392,7 +397,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   }
   if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
   try {
-    record_types(*graph, run_inputs, options.verbose);
+    // A graph traced in this process (the Python API's) is typed already: one forward less.
+    if (mode.script || !adopt_traced_types(*graph, run_inputs)) record_types(*graph, run_inputs, options.verbose);
     buffers.restore();
     // Branches on a tensor's dtype or rank (fast-path checks, F.interpolate's per-rank calls)
     // are decided once they are known; so are list comprehensions over the rank.

@@ -340,6 +340,62 @@ void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue
 }
 
 namespace {
+bool has_blocks(const torch::jit::Graph& graph) {
+  for (const auto* n : graph.nodes())
+    if (!n->blocks().empty()) return true;
+  return false;
+}
+}  // namespace
+
+CompleteTypes::CompleteTypes(const torch::jit::Graph& graph) {
+  auto keep = [&](const torch::jit::Value* v) {
+    if (const auto t = v->type()->cast<c10::TensorType>(); t && t->isComplete()) types_.emplace(v->unique(), t);
+  };
+  for (const auto* in : graph.inputs()) keep(in);
+  for (const auto* n : graph.nodes())
+    for (const auto* out : n->outputs()) keep(out);
+}
+
+void CompleteTypes::restore(torch::jit::Graph& graph) const {
+  // A graph with control flow runs under the tracer to be typed (trace_control_flow). Given the
+  // trace's types, the graph that run made had sizes in view shapes (torchvision's AnchorGenerator:
+  // [-1, 1, 4] became [100, 1, 4], shared with views of 25 rows).
+  if (types_.empty() || has_blocks(graph)) return;
+  auto put = [&](torch::jit::Value* v) {
+    const auto it = types_.find(v->unique());
+    if (it != types_.end() && v->type()->kind() == c10::TypeKind::TensorType) v->setType(it->second);
+  };
+  for (auto* in : graph.inputs()) put(in);
+  for (auto* n : graph.nodes())
+    for (auto* out : n->outputs()) put(out);
+}
+
+bool adopt_traced_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs) {
+  for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i) {
+    const c10::TypePtr& type = graph.inputs()[i]->type();
+    if (type->kind() != c10::TypeKind::TensorType) continue;
+    if (!inputs[i].isTensor() || !inputs[i].toTensor().defined()) return false;
+    // Traced on tensors of other sizes (a module traced earlier, then given other inputs): no.
+    const auto traced = type->expect<c10::TensorType>()->withRequiresGrad(false);
+    if (*traced != *c10::TensorType::create(inputs[i].toTensor())->withRequiresGrad(false)) return false;
+  }
+  for (const auto* n : graph.nodes()) {
+    if (!n->blocks().empty()) return false;
+    for (const auto* out : n->outputs()) {
+      const auto t = out->type()->cast<c10::TensorType>();
+      if (t && !t->isComplete()) return false;
+    }
+  }
+  for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i)
+    if (inputs[i].isTensor()) graph.inputs()[i]->setType(c10::TensorType::create(inputs[i].toTensor()));
+  // The trace ran with autograd on; a run records types without it.
+  for (auto* n : graph.nodes())
+    for (auto* out : n->outputs())
+      if (const auto t = out->type()->cast<c10::TensorType>()) out->setType(t->withRequiresGrad(false));
+  return true;
+}
+
+namespace {
 void copy_dtypes(const torch::jit::Block* from, torch::jit::Block* to) {
   auto copy_value = [](const torch::jit::Value* f, torch::jit::Value* t) {
     auto ft = f->type()->cast<c10::TensorType>();

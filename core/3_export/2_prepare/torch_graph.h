@@ -59,6 +59,12 @@ void propagate_dtypes(const std::shared_ptr<torch::jit::Graph>& graph, const std
 // whole error text follows on the next lines (--verbose).
 void record_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs,
                   bool full_traceback = false);
+// The types a graph's values already carry, when they are what record_types would record: the
+// graph of a trace made in this process on these inputs has every tensor's dtype, device, sizes
+// and strides from the run it was made by. True when every top-level tensor value has a complete
+// type, the graph's tensor inputs have the types of `inputs`, and no node holds blocks; else
+// nothing is changed.
+bool adopt_traced_types(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs);
 // "float32[1,3,224,224]" for a tensor type with dtype and sizes, else the type's own text.
 std::string type_text(const c10::TypePtr& type);
 // Run a graph with TorchScript's plain interpreter (no profiling executor, no optimisation).
@@ -84,6 +90,19 @@ std::optional<bool> holds_complex_tensor(const torch::jit::Value* v);
 // large traced model), which freezing, optimizing the inlined whole, does not need. Callees are
 // only read.
 void inline_calls(torch::jit::Graph& graph);
+
+// The complete tensor types of a graph's top-level values, kept across a pass that drops them:
+// freezing types every value plain Tensor, the types a trace made in this process had. Values are
+// known by Value::unique(), which a graph never gives twice, so a value the pass made gets nothing.
+// Restored only into a graph without control flow, the graph adopt_traced_types takes.
+class CompleteTypes {
+ public:
+  explicit CompleteTypes(const torch::jit::Graph& graph);
+  void restore(torch::jit::Graph& graph) const;
+
+ private:
+  std::unordered_map<size_t, c10::TypePtr> types_;
+};
 
 // "features.0" from the node's inlined call stack ("" if it has none).
 std::string module_path_of(const torch::jit::Node* node);
