@@ -200,6 +200,40 @@ class PackageApiTest(unittest.TestCase):
         finally:
             torch.onnx.unregister_custom_op_symbolic("onnxport_counting::count", 9)
 
+    def test_training_mode_batchnorms_read_their_own_statistics_as_one_run_leaves_them(self):
+        # Fresh BatchNorms hold equal tensors (zeros, ones): each must still read its own, as
+        # separate state, and the file holds them as one run in training mode leaves them (as
+        # torch.onnx writes them). ONNX Runtime's training-mode BatchNormalization reads them.
+        class TwoNorms(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn1 = torch.nn.BatchNorm2d(3, affine=False)
+                self.conv = torch.nn.Conv2d(3, 3, 3)
+                self.bn2 = torch.nn.BatchNorm2d(3)
+
+            def forward(self, x):
+                return self.bn2(self.conv(self.bn1(x)))
+
+        model = TwoNorms()
+        x = torch.randn(4, 3, 8, 8) * 2 + 1
+        once = copy.deepcopy(model).train()
+        expected = once(x)
+        onnxport.export(torch.jit.script(model), (x,), path("two_norms.onnx"), training=torch.onnx.TrainingMode.TRAINING)
+        m = onnx.load(path("two_norms.onnx"))
+        norms = [n for n in m.graph.node if n.op_type == "BatchNormalization"]
+        self.assertEqual(len(norms), 2)
+        for norm, owner in zip(norms, ["bn1", "bn2"]):
+            statistics = list(norm.input)[3:5]
+            self.assertEqual(statistics, [f"{owner}.running_mean", f"{owner}.running_var"])
+        self.assertEqual(list(norms[1].input)[1:3], ["bn2.weight", "bn2.bias"])
+        written = {i.name: onnx.numpy_helper.to_array(i) for i in m.graph.initializer}
+        for name in ["bn1.running_mean", "bn1.running_var", "bn2.running_mean", "bn2.running_var"]:
+            module, buffer = name.split(".")
+            np.testing.assert_allclose(written[name], getattr(getattr(once, module), buffer).numpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=name)
+        ok, log = ort_matches(path("two_norms.onnx"), save_manifest("two_norms", [x], [expected]))
+        self.assertTrue(ok, log)
+
     def test_exports_leave_no_module_classes_in_torchs_global_compilation_unit(self):
         # torch.jit.trace adds a TorchScript class for every module it traces to torch's global
         # compilation unit, for the life of the process; the export's own trace keeps its own.

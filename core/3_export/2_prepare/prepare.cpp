@@ -17,6 +17,7 @@
 #include "onnxport/errors.h"
 #include "3_export/2_prepare/quantized_inputs.h"
 #include "3_export/2_prepare/quantized_weights.h"
+#include "3_export/2_prepare/module_tensor_reads.h"
 #include "3_export/2_prepare/resized_run.h"
 
 namespace onnxport::core {
@@ -137,8 +138,10 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   // are kept for adopt_traced_types. (A loaded module's graph has none.)
   std::optional<CompleteTypes> traced_types;
   if (owned) traced_types.emplace(*frozen.get_method("forward").graph());
+  const ModuleTensorReads tensor_reads(*frozen.get_method("forward").graph(), frozen);
   torch::jit::freeze_module_inplace(&frozen);
   if (traced_types) traced_types->restore(*frozen.get_method("forward").graph());
+  tensor_reads.restore(*frozen.get_method("forward").graph());
 
   auto graph = frozen.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);
@@ -303,7 +306,7 @@ void numbers_as_tensor_inputs(torch::jit::Graph& graph, std::vector<torch::jit::
 }
 
 // Training-mode ops (BatchNorm) update buffers in place while the graph runs: a snapshot puts
-// back the values the module was loaded with.
+// back the values the module was loaded with, or those one run left (retake).
 class BufferSnapshot {
  public:
   explicit BufferSnapshot(const std::optional<torch::jit::Module>& self) {
@@ -313,6 +316,10 @@ class BufferSnapshot {
   void restore() {
     torch::NoGradGuard no_grad;
     for (auto& [live, copy] : saved_) live.copy_(copy);
+  }
+  void retake() {
+    torch::NoGradGuard no_grad;
+    for (auto& [live, copy] : saved_) copy.copy_(live);
   }
 
  private:
@@ -374,6 +381,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   if (out.self) run_inputs.push_back(out.self->_ivalue());
   run_inputs.insert(run_inputs.end(), inputs.begin(), inputs.end());
   BufferSnapshot buffers(out.self);
+  bool ran_once = false;  // the model has run on the example inputs (traced with its control flow)
 
   if (options.drop_unused_inputs && out.inputs_in_run_time_lists.empty())  // a traced function
     out.inputs_in_run_time_lists = inputs_in_run_time_lists(*graph, self_inputs);
@@ -391,7 +399,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
       out.untraced_self = out.self;
     }
     graph = trace_control_flow(graph, out, mode, inputs);
-    buffers.restore();
+    ran_once = true;
+    buffers.retake();
     out.self.reset();
     run_inputs.assign(inputs.begin(), inputs.end());
   }
@@ -399,7 +408,12 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   try {
     // A graph traced in this process (the Python API's) is typed already: one forward less.
     if (mode.script || !adopt_traced_types(*graph, run_inputs)) record_types(*graph, run_inputs, options.verbose);
-    buffers.restore();
+    // The file holds the buffers as one run on the example inputs leaves them (BatchNorm's
+    // statistics in training mode), as torch.onnx, which runs the model once, writes them.
+    if (ran_once)
+      buffers.restore();
+    else
+      buffers.retake();
     // Branches on a tensor's dtype or rank (fast-path checks, F.interpolate's per-rank calls)
     // are decided once they are known; so are list comprehensions over the rank.
     // Each decided branch brings its nodes to the top level, where one more run records their

@@ -65,8 +65,10 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options) {
       options.export_params && !options.keep_initializers_as_inputs && ir_version_for_opset(options.opset_version) >= 4;
   if (options.optimize >= 2 && initializers_are_constant)
     stats.fused_bias_adds = fuse_bias_adds(model, options.opset_version);
-  // Before merging repeated nodes, which then also finds nodes that read equal initializers.
-  if (initializers_are_constant) stats.deduplicated_initializers = deduplicate_initializers(model);
+  // Before merging repeated nodes, which then also finds nodes that read equal initializers. As in
+  // torch.onnx, for inference only: in training, equal tensors (two BatchNorms' fresh statistics)
+  // are separate state, which ONNX Runtime may update in place.
+  if (initializers_are_constant && inference) stats.deduplicated_initializers = deduplicate_initializers(model);
   stats.merged_nodes = eliminate_common_subexpressions(model);
   remove_dead(model, stats);
   return stats;
