@@ -369,8 +369,8 @@ std::vector<OptionRow> make_rows() {
                                   "graph passes after conversion: 0 runs what torch.onnx runs (dead code, constant "
                                   "folding, Conv+BN fusion); 1 (default) also removes no-ops (Identity, Cast to the "
                                   "same type...), merges repeated nodes and deduplicates equal initializers "
-                                  "(tied weights; not in training mode), all exact; 2 also moves a constant Add into the bias of the Conv, "
-                                  "Gemm or 2-d MatMul before it (the sum may round differently in the last bit); "
+                                  "(tied weights; not in training mode), all exact; 2 also moves a constant Add "
+                                  "into the bias of the Conv, Gemm or 2-d MatMul before it (the sum may round differently in the last bit); "
                                   "--verbose lists what each pass removed"));
   rows.push_back(torch_onnx(switch_row("export_params", "--no-export-params", &O::export_params, false,
                                        "parameters become graph inputs without values")));

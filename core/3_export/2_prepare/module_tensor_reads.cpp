@@ -66,8 +66,8 @@ size_t ModuleTensorReads::restore(torch::jit::Graph& graph) const {
     // Only a pooled one: the same values in another tensor. A tensor freezing computed from
     // this one (a folded transpose) is not.
     if (pooled.data_ptr() == read.tensor.data_ptr() || read.tensor.requires_grad() ||
-        pooled.sizes() != read.tensor.sizes() ||
-        pooled.scalar_type() != read.tensor.scalar_type() || !pooled.equal(read.tensor))
+        pooled.sizes() != read.tensor.sizes() || pooled.scalar_type() != read.tensor.scalar_type() ||
+        !pooled.equal(read.tensor))
       continue;
     torch::jit::WithInsertPoint at(reader);
     reader->replaceInput(read.input, graph.insertConstant(read.tensor, c10::nullopt, reader->scope()));

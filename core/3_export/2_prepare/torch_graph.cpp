@@ -379,13 +379,10 @@ bool adopt_traced_types(torch::jit::Graph& graph, const std::vector<torch::jit::
     const auto traced = type->expect<c10::TensorType>()->withRequiresGrad(false);
     if (*traced != *c10::TensorType::create(inputs[i].toTensor())->withRequiresGrad(false)) return false;
   }
-  for (const auto* n : graph.nodes()) {
-    if (!n->blocks().empty()) return false;
-    for (const auto* out : n->outputs()) {
-      const auto t = out->type()->cast<c10::TensorType>();
-      if (t && !t->isComplete()) return false;
-    }
-  }
+  if (has_blocks(graph)) return false;
+  for (const auto* n : graph.nodes())
+    for (const auto* out : n->outputs())
+      if (const auto t = out->type()->cast<c10::TensorType>(); t && !t->isComplete()) return false;
   for (size_t i = 0; i < graph.inputs().size() && i < inputs.size(); ++i)
     if (inputs[i].isTensor()) graph.inputs()[i]->setType(c10::TensorType::create(inputs[i].toTensor()));
   // The trace ran with autograd on; a run records types without it.

@@ -67,7 +67,7 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options) {
     stats.fused_bias_adds = fuse_bias_adds(model, options.opset_version);
   // Before merging repeated nodes, which then also finds nodes that read equal initializers. As in
   // torch.onnx, for inference only: in training, equal tensors (two BatchNorms' fresh statistics)
-  // are separate state, which ONNX Runtime may update in place.
+  // are separate state, which training updates apart.
   if (initializers_are_constant && inference) stats.deduplicated_initializers = deduplicate_initializers(model);
   stats.merged_nodes = eliminate_common_subexpressions(model);
   remove_dead(model, stats);

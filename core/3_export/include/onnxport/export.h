@@ -33,8 +33,8 @@ class Exporter {
   // Export a module the caller hands over and will not use again (one it traced for this
   // export, on `example_inputs`): it is frozen in place, without the copy of every parameter the
   // overload above makes, and a graph without control flow keeps the types its trace recorded
-  // instead of running once more to record them. Its parameter and buffer tensors, which the caller's own module may share, keep
-  // their values and requires_grad.
+  // instead of running once more to record them. Its parameter and buffer tensors, which the
+  // caller's own module may share, keep their values and requires_grad.
   ExportReport export_module(torch::jit::Module&& module, std::vector<torch::jit::IValue> example_inputs,
                              const std::string& output_path, const ExportOptions& options);
   // Trace a C++ callable (e.g. a torch::nn C++-frontend module's forward) and export the trace.
