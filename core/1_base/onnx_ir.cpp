@@ -52,8 +52,22 @@ onnx::TypeProto sequence_type_proto(const TensorType& element) {
   return out;
 }
 
+onnx::TypeProto optional_type_proto(const TensorType& element) {
+  onnx::TypeProto out;
+  *out.mutable_optional_type()->mutable_elem_type() = to_type_proto(element);
+  return out;
+}
+
 onnx::TypeProto type_proto_of(const Value& v) {
-  return v.is_sequence() ? sequence_type_proto(v.type()) : to_type_proto(v.type());
+  if (v.is_sequence()) return sequence_type_proto(v.type());
+  if (v.is_optional()) return optional_type_proto(v.type());
+  return to_type_proto(v.type());
+}
+
+onnx::TypeProto type_proto_of(const GraphIO& io) {
+  if (io.sequence) return sequence_type_proto(io.type);
+  if (io.optional) return optional_type_proto(io.type);
+  return to_type_proto(io.type);
 }
 
 namespace {

@@ -38,8 +38,9 @@ struct Initializer {
 
 struct GraphIO {
   std::string name;
-  TensorType type;        // a sequence output: the type of its elements
+  TensorType type;        // a sequence or optional output: the type of its elements
   bool sequence = false;  // a list whose length is only known at run time
+  bool optional = false;  // a tensor or nothing (a value None on some paths), known at run time
   // An input that stays in the graph even where no node reads it (with drop_unused_inputs).
   bool keep = false;
 };
@@ -70,6 +71,10 @@ class CoreValue : public Value {
     kind_ = Kind::Sequence;
     type_ = std::move(element_type);
   }
+  void set_optional(TensorType element_type) {
+    kind_ = Kind::Optional;
+    type_ = std::move(element_type);
+  }
 };
 
 // A tensor's dtype and (fully static) shape.
@@ -78,8 +83,10 @@ TensorType type_of_tensor(const Tensor& t);
 TensorType from_type_proto(const onnx::TypeProto& t);
 onnx::TypeProto to_type_proto(const TensorType& t);
 onnx::TypeProto sequence_type_proto(const TensorType& element);
-// The TypeProto of a tensor or sequence value.
+onnx::TypeProto optional_type_proto(const TensorType& element);
+// The TypeProto of a tensor, sequence or optional value, or of a graph input or output.
 onnx::TypeProto type_proto_of(const Value& v);
+onnx::TypeProto type_proto_of(const GraphIO& io);
 
 // Names a node's sub-graphs (If branches, Loop bodies, at any depth) read from enclosing
 // graphs: uses of outer values that the node's own input list does not show.

@@ -196,6 +196,20 @@ void register_control_flow_kernels(KernelTable& table) {
       },
       11};
   table["SplitToSequence"] = {split_to_sequence, 11};
+  // An optional is a value that may be absent: Optional(x) is x, Optional(type=T) nothing.
+  table["Optional"] = {[](const KernelContext& ctx) {
+                         return std::vector<EvalValue>{ctx.has_input(0) ? ctx.value(0) : EvalValue()};
+                       },
+                       15};
+  table["OptionalHasElement"] = {[](const KernelContext& ctx) {
+                                   return single(at::scalar_tensor(ctx.has_input(0), at::kBool));
+                                 },
+                                 15};
+  table["OptionalGetElement"] = {[](const KernelContext& ctx) {
+                                   if (!ctx.has_input(0)) ctx.fail("the optional holds no value");
+                                   return std::vector<EvalValue>{ctx.value(0)};
+                                 },
+                                 15};
   table["ConcatFromSequence"] = {concat_from_sequence, 11};
 }
 

@@ -91,6 +91,8 @@ RunResult run_onnx_file(const std::string& path, const RunOptions& options, Expo
           out.type += (i ? ", " : ": ") + core::tensor_type_text(items[i]);
           add_file(out, stem + "." + std::to_string(i), items[i]);
         }
+      } else if (!outputs[k].present()) {
+        out.type = "None (an optional holding nothing)";  // no file: .npy has no None
       } else {
         out.type = core::tensor_type_text(outputs[k].tensor);
         out.summary = summary_of(outputs[k].tensor);

@@ -82,6 +82,7 @@ std::string Value::describe() const {
   std::ostringstream os;
   if (kind_ == Kind::None) return "None";
   if (kind_ == Kind::Sequence) return "sequence of " + type_.str() + (name_.empty() ? "" : " '" + name_ + "'");
+  if (kind_ == Kind::Optional) return "optional " + type_.str() + (name_.empty() ? "" : " '" + name_ + "'");
   if (kind_ == Kind::List) {
     os << "list of " << elements_.size();
     if (auto ints = maybe_ints()) {

@@ -13,7 +13,7 @@ import shutil
 import sys
 import subprocess
 import unittest
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 import onnx
@@ -773,6 +773,35 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("the traced graph fixes dim 1 of output 'output_0' to 6", r.stderr)
         self.assertFalse(os.path.exists(traced))
+
+    def test_a_trace_that_returns_a_tensor_where_a_resized_run_returns_none_is_refused(self):
+        # The loop runs x.size(0) times and ends in None after a second pass: the trace at size 1
+        # returns y * 2 at every size. The proof's re-run at size 2 returns None: refused, no file.
+        class NoneAfterTwo(torch.nn.Module):
+            def forward(self, x) -> Optional[torch.Tensor]:
+                y: Optional[torch.Tensor] = x
+                for i in range(x.size(0)):
+                    z: Optional[torch.Tensor] = None
+                    if y is not None and i == 0:
+                        z = y * 2
+                    y = z
+                return y
+
+        torch.jit.script(NoneAfterTwo()).save(path("none_after_two.pt"))
+        traced = path("none_after_two_traced.onnx")
+        r = run("export", path("none_after_two.pt"), "-o", traced, "--mode", "trace", "--input", "x:1",
+                "--dynamic-axes", "x:0=n", "--opset", "17", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("the traced graph gives a tensor as output 'output_0', but with the dynamic axes resized (x 1 -> 2) "
+                      "the model returns None there", r.stderr)
+        self.assertFalse(os.path.exists(traced))
+        # Scripted, the output is an ONNX optional: None at size 2, y * 2 at size 1.
+        scripted = path("none_after_two.onnx")
+        run("export", path("none_after_two.pt"), "-o", scripted, "--mode", "script", "--input", "x:1",
+            "--dynamic-axes", "x:0=n", "--opset", "17")
+        self.assertTrue(onnx.load(scripted).graph.output[0].type.HasField("optional_type"))
+        self.assertIn("None (an optional holding nothing)", run("run", scripted, "--input", "x:2").stdout)
+        self.assertIn("float32[1]", run("run", scripted, "--input", "x:1").stdout)
 
     def test_assignment_into_a_slice_of_dynamic_size(self):
         # x[:, n:] = v traces as copy_ of v expanded to the slice's sizes at trace time: with

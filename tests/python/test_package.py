@@ -110,6 +110,42 @@ def branchy(x: torch.Tensor) -> torch.Tensor:
     return -x
 
 
+# Values None on some paths, returned: ONNX optionals from opset 16 (PyTorch's test_optional_output).
+class IfNoneOutput(torch.nn.Module):
+    def forward(self, x) -> Optional[torch.Tensor]:
+        y: Optional[torch.Tensor] = x
+        if x.size(0) > 1:
+            y = None
+        return y
+
+
+class LoopNoneInput(torch.nn.Module):
+    def forward(self, x) -> Optional[torch.Tensor]:
+        y: Optional[torch.Tensor] = None
+        for _ in range(x.size(0)):
+            y = x * 2
+        return y
+
+
+class LoopNoneOutput(torch.nn.Module):
+    def forward(self, x) -> Optional[torch.Tensor]:
+        y: Optional[torch.Tensor] = x
+        for _ in range(x.size(0)):
+            y = None
+        return y
+
+
+class LoopReadsOptional(torch.nn.Module):
+    def forward(self, x) -> Optional[torch.Tensor]:
+        y: Optional[torch.Tensor] = x
+        for i in range(x.size(0)):
+            z: Optional[torch.Tensor] = None
+            if y is not None and i == 0:  # reads the carried optional
+                z = y * 2
+            y = z
+        return y
+
+
 class PackageApiTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -343,6 +379,62 @@ class PackageApiTest(unittest.TestCase):
         self.assertIsInstance(caught.exception, onnxport.ExportError)
         self.assertFalse(os.path.exists(path("none_arg.onnx")))
         onnxport.export(model, (x, (x, x)), path("none_arg.onnx"))  # tensors: exported
+
+    def test_a_value_none_on_some_paths_is_returned_as_an_onnx_optional_from_opset_16(self):
+        expected_type = onnx.helper.make_optional_type_proto(
+            onnx.helper.make_tensor_type_proto(onnx.TensorProto.FLOAT, ("n",)))
+        # Each model, the size it is exported at, a size where it returns a tensor and one where None.
+        cases = ((IfNoneOutput, 3, 1, 2), (LoopNoneInput, 0, 2, 0), (LoopNoneOutput, 1, 0, 2), (LoopReadsOptional, 1, 1, 2))
+        for cls, export_size, present_size, absent_size in cases:
+            with self.subTest(cls.__name__):
+                model = torch.jit.script(cls())
+                out = path(f"{cls.__name__}.onnx")
+                onnxport.export(model, torch.ones(export_size), out, opset_version=17, input_names=["x"],
+                                dynamic_axes={"x": {0: "n"}})
+                graph = onnx.load(out).graph
+                if cls is LoopReadsOptional:  # the body's If merges sizes: the dimension is not known
+                    self.assertEqual(graph.output[0].type.optional_type.elem_type.tensor_type.shape.dim[0].dim_param, "")
+                    self.assertEqual(graph.output[0].type.optional_type.elem_type.tensor_type.elem_type,
+                                     onnx.TensorProto.FLOAT)
+                else:
+                    self.assertEqual(graph.output[0].type, expected_type)
+                for node in graph.node:
+                    if node.op_type == "If":  # each branch gives the optional
+                        for branch in node.attribute:
+                            self.assertEqual(branch.g.output[0].type, expected_type, branch.name)
+                x = torch.rand(present_size)
+                ok, log = ort_matches(out, save_manifest(f"{cls.__name__}_present", [x], [model(x)]))
+                self.assertTrue(ok, log)
+                # onnxport's evaluator also runs the other path (onnxruntime-node 1.22 crashes on an
+                # optional output holding nothing).
+                absent = torch.ones(absent_size)
+                self.assertIsNone(model(absent))
+                np.save(path("absent.npy"), absent.numpy())
+                r = cli("run", out, "--input", f"x={path('absent.npy')}")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertRegex(r.stdout, r"output \S+: None \(an optional holding nothing\)")
+        with self.assertRaisesRegex(onnxport.ExportError, "ONNX optional output from opset 16"):
+            onnxport.export(torch.jit.script(IfNoneOutput()), torch.ones(3), path("opset15.onnx"), opset_version=15,
+                            dynamic_axes={"x": {0: "n"}}, input_names=["x"])
+        self.assertFalse(os.path.exists(path("opset15.onnx")))
+
+    def test_a_tuple_element_read_only_past_a_none_test_stays_an_input_as_in_torch_onnx(self):
+        class TupleOfOptional(torch.nn.Module):
+            def forward(self, x, y: Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]):
+                first, second = y
+                if first is not None:
+                    return x + first
+                if second is not None:
+                    return x + second
+                return x
+
+        model = torch.jit.script(TupleOfOptional())
+        x, y0, y1 = torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 3)
+        out = path("tuple_of_optional.onnx")
+        onnxport.export(model, (x, (y0, y1)), out, opset_version=15)
+        self.assertEqual(len(onnx.load(out).graph.input), 3, "torch.onnx keeps `second`: its test stays at run time")
+        ok, log = ort_matches(out, save_manifest("tuple_of_optional", [x, y0, y1], [model(x, (y0, y1))]))
+        self.assertTrue(ok, log)
 
     def test_ops_and_plugins_list_what_the_cli_lists(self):
         cli_ops = json.loads(cli("ops", "--json").stdout)

@@ -90,11 +90,72 @@ bool reaches_run_time_list(const torch::jit::Value* v) {
   return false;
 }
 
-// reaches_run_time_list of each graph input from `first` (after `self`).
-std::vector<bool> inputs_in_run_time_lists(const torch::jit::Graph& graph, size_t first) {
-  std::vector<bool> reaches;
-  for (size_t i = first; i < graph.inputs().size(); ++i) reaches.push_back(reaches_run_time_list(graph.inputs()[i]));
-  return reaches;
+// The example inputs graph input `v` (or a tuple element of one) takes, flattened: leaf value ->
+// its index among all flattened inputs.
+void number_flattened_inputs(const torch::jit::Value* v, size_t& next,
+                             std::unordered_map<const torch::jit::Value*, size_t>& index) {
+  if (!v->type()->cast<c10::TupleType>()) {
+    index.emplace(v, next++);
+    return;
+  }
+  const torch::jit::Node* unpack = nullptr;
+  for (const auto& use : v->uses())
+    if (use.user->kind() == c10::prim::TupleUnpack) unpack = use.user;
+  if (!unpack) {  // read as a whole: its elements are numbered, none is a value of this graph
+    next += example_inputs_taken(v->type());
+    return;
+  }
+  for (const auto* element : unpack->outputs()) number_flattened_inputs(element, next, index);
+}
+
+// Whether `cond` is an `is None` / `is not None` test of an Optional element of a tuple input.
+// torch.onnx gives top-level inputs their example's type, so their tests fold, but keeps such a
+// test at run time, and with it the inputs its branches read.
+bool tests_optional_tuple_element(const torch::jit::Value* cond,
+                                  const std::unordered_map<const torch::jit::Value*, size_t>& index) {
+  const auto* test = cond->node();
+  const std::string kind = test->kind().toQualString();
+  if (kind != "aten::__is__" && kind != "aten::__isnot__") return false;
+  for (const auto* in : test->inputs())
+    if (index.count(in) && in->type()->cast<c10::OptionalType>() && in->node()->kind() == c10::prim::TupleUnpack)
+      return true;
+  return false;
+}
+
+void mark_inputs_read_in(const torch::jit::Block* block, const std::unordered_map<const torch::jit::Value*, size_t>& index,
+                         std::vector<bool>& keep) {
+  for (const auto* n : block->nodes()) {
+    for (const auto* in : n->inputs())
+      if (auto it = index.find(in); it != index.end()) keep[it->second] = true;
+    for (const auto* sub : n->blocks()) mark_inputs_read_in(sub, index, keep);
+  }
+  for (const auto* out : block->outputs())
+    if (auto it = index.find(out); it != index.end()) keep[it->second] = true;
+}
+
+void mark_inputs_under_optional_tests(const torch::jit::Block* block,
+                                      const std::unordered_map<const torch::jit::Value*, size_t>& index,
+                                      std::vector<bool>& keep) {
+  for (const auto* n : block->nodes()) {
+    if (n->kind() == c10::prim::If && tests_optional_tuple_element(n->input(), index))
+      for (const auto* branch : n->blocks()) mark_inputs_read_in(branch, index, keep);
+    for (const auto* sub : n->blocks()) mark_inputs_under_optional_tests(sub, index, keep);
+  }
+}
+
+// Per flattened example input (graph inputs from `first`, after `self`): whether torch.onnx keeps
+// it where onnxport may resolve at export time what reads it: it reaches a run-time list
+// (reaches_run_time_list), or a branch of a None test torch.onnx keeps (tests_optional_tuple_element).
+std::vector<bool> inputs_torch_onnx_keeps(const torch::jit::Graph& graph, size_t first) {
+  std::vector<bool> keep;
+  std::unordered_map<const torch::jit::Value*, size_t> index;
+  size_t next = 0;
+  for (size_t i = first; i < graph.inputs().size(); ++i) {
+    number_flattened_inputs(graph.inputs()[i], next, index);
+    keep.resize(next, reaches_run_time_list(graph.inputs()[i]));
+  }
+  mark_inputs_under_optional_tests(graph.block(), index, keep);
+  return keep;
 }
 
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
@@ -127,7 +188,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   if (options.drop_unused_inputs) {
     auto given = frozen.get_method("forward").graph()->copy();
     inline_calls(*given);
-    out.inputs_in_run_time_lists = inputs_in_run_time_lists(*given, 1);
+    out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*given, 1);
   }
   // Before freezing, whose constant propagation would fold an expand of a constant source.
   for (const auto& submodule : frozen.modules())
@@ -205,6 +266,9 @@ void split_uninitialized(torch::jit::Block* block) {
 // (Tensor, int) returned from both branches) leaves num_pads an int typed Tensor, `num_pads > 0`
 // then resolves to aten::gt's Tensor overload and running the graph fails ("Expected Tensor but got
 // Int"). The branches' outputs still say the types: such an If output takes the type they unify to.
+// Not an Optional: `if y is not None and c` gives y refined (Tensor) in one branch and the Optional y
+// in the other, where it is None and never read; freezing has already dropped the refinements
+// (unchecked_cast) of such a Tensor output, so its readers would see an Optional.
 void retype_if_outputs(torch::jit::Block* block) {
   for (torch::jit::Node* n : block->nodes()) {
     for (torch::jit::Block* b : n->blocks()) retype_if_outputs(b);
@@ -213,7 +277,9 @@ void retype_if_outputs(torch::jit::Block* block) {
       torch::jit::Value* out = n->outputs()[i];
       if (out->type()->kind() != c10::TypeKind::TensorType) continue;
       auto branches = c10::unifyTypes(n->blocks()[0]->outputs()[i]->type(), n->blocks()[1]->outputs()[i]->type());
-      if (branches && (*branches)->kind() != c10::TypeKind::TensorType) out->setType(*branches);
+      if (branches && (*branches)->kind() != c10::TypeKind::TensorType &&
+          (*branches)->kind() != c10::TypeKind::OptionalType)
+        out->setType(*branches);
     }
   }
 }
@@ -383,8 +449,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   BufferSnapshot buffers(out.self);
   bool ran_once = false;  // the model has run on the example inputs (traced with its control flow)
 
-  if (options.drop_unused_inputs && out.inputs_in_run_time_lists.empty())  // a traced function
-    out.inputs_in_run_time_lists = inputs_in_run_time_lists(*graph, self_inputs);
+  if (options.drop_unused_inputs && out.inputs_torch_onnx_keeps.empty())  // a traced function
+    out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*graph, self_inputs);
   const ModeChoice mode = choose_mode(*graph, options);
   out.mode_reason = mode.reason;
   out.warnings = mode.warnings;

@@ -36,14 +36,16 @@ std::string last_line(const std::string& message) {
   return message.substr(start, end + 1 - start);
 }
 
-// The flattened tensor outputs' sizes of `graph` run on `inputs`.
-std::vector<std::vector<int64_t>> output_sizes(const std::shared_ptr<torch::jit::Graph>& graph,
-                                               torch::jit::Stack inputs) {
+// The flattened tensor outputs' sizes of `graph` run on `inputs` (nullopt for a None).
+std::vector<std::optional<std::vector<int64_t>>> output_sizes(const std::shared_ptr<torch::jit::Graph>& graph,
+                                                              torch::jit::Stack inputs) {
   run_graph(graph, inputs);
-  std::vector<std::vector<int64_t>> sizes;
+  std::vector<std::optional<std::vector<int64_t>>> sizes;
   std::function<void(const c10::IValue&)> add = [&](const c10::IValue& v) {
     if (v.isTensor()) {
       sizes.push_back(v.toTensor().sizes().vec());
+    } else if (v.isNone()) {
+      sizes.push_back(std::nullopt);
     } else if (v.isTuple()) {
       for (const auto& e : v.toTupleRef().elements()) add(e);
     } else if (v.isList()) {

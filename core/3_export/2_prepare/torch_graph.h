@@ -22,8 +22,9 @@ struct ResizedRun {
   // Each top-level tensor value's sizes in that run.
   std::unordered_map<const torch::jit::Value*, std::vector<int64_t>> sizes;
   // When a trace replaced the graph: the graph outputs' sizes (flattened, in order) of the graph
-  // as it was before, run on the same grown inputs (a traced graph keeps the sizes it was traced at).
-  std::vector<std::vector<int64_t>> untraced_output_sizes;
+  // as it was before, run on the same grown inputs (a traced graph keeps the sizes it was traced at);
+  // nullopt for an output that was None.
+  std::vector<std::optional<std::vector<int64_t>>> untraced_output_sizes;
   bool ran() const { return !inputs.empty() && failure.empty(); }
 };
 
@@ -41,9 +42,11 @@ struct PreparedGraph {
   std::string mode_reason;            // why trace or script (ExportMode::Auto), for --verbose
   std::vector<std::string> warnings;  // e.g. data-dependent branches a trace fixed
   ResizedRun resized;                 // with dynamic axes and their check on
-  // Per graph input (after `self`): it reaches a list the model manipulates at run time, which
-  // torch.onnx keeps as an ONNX sequence and never folds, so torch.onnx keeps the input too.
-  std::vector<bool> inputs_in_run_time_lists;
+  // Per example input (tuples flattened): torch.onnx keeps it in the graph where onnxport may
+  // resolve at export time what reads it. It reaches a list the model manipulates at run time,
+  // which torch.onnx keeps as an ONNX sequence, or a branch of an `is None` test of a tuple
+  // input's element, which torch.onnx does not fold.
+  std::vector<bool> inputs_torch_onnx_keeps;
   // Trace mode on control flow: the graph before the trace and its `self`, for the resized run.
   std::shared_ptr<torch::jit::Graph> untraced;
   std::optional<torch::jit::Module> untraced_self;

@@ -148,8 +148,18 @@ void Converter::convert_if(const torch::jit::Node* n) {
   std::vector<bool> complex_in_branch(forms.size(), false);  // for outputs of unrecorded dtype
 
   // Outputs None on one path only travel with a presence flag (optional_values.cpp), after the
-  // written values.
-  const std::vector<size_t> maybe_none = outputs_maybe_none(n);
+  // written values; those the graph returns are ONNX optionals instead, of the type of the
+  // branch that gives a tensor (converted first).
+  std::vector<size_t> maybe_none = outputs_maybe_none(n);
+  const std::vector<bool> optional = optional_outputs(n, maybe_none);
+  maybe_none.erase(std::remove_if(maybe_none.begin(), maybe_none.end(), [&](size_t i) { return optional[i]; }),
+                   maybe_none.end());
+  std::vector<std::optional<TensorType>> element_types(num_outputs);
+  for (size_t i = 0; i < num_outputs; ++i)
+    for (const auto* block : n->blocks())
+      if (auto it = env_.find(block->outputs()[i]);
+          optional[i] && it != env_.end() && (it->second->is_tensor() || it->second->is_optional()))
+        element_types[i] = it->second->type();
   // A placeholder whose dtype or rank TorchScript did not record takes those of the other
   // branch's tensor: that branch is converted first or, when each branch has such a placeholder
   // where the other has a tensor, dry-run first.
@@ -157,7 +167,7 @@ void Converter::convert_if(const torch::jit::Node* n) {
   const torch::jit::Block* second = n->blocks()[1];
   std::vector<size_t> placeholder_first, placeholder_second;  // outputs whose form a branch must give
   for (size_t i = 0; i < num_outputs; ++i) {
-    if (forms[i].dtype != DType::Undefined && forms[i].rank) continue;
+    if (forms[i].dtype != DType::Undefined && forms[i].rank && !optional[i]) continue;
     const bool in_first = is_placeholder_output(first->outputs()[i]);
     if (in_first != is_placeholder_output(second->outputs()[i]))
       (in_first ? placeholder_first : placeholder_second).push_back(i);
@@ -178,13 +188,27 @@ void Converter::convert_if(const torch::jit::Node* n) {
       for (size_t i = 0; i < outs.size(); ++i) complex_in_branch[i] = complex_in_branch[i] || outs[i]->is_complex();
       std::vector<Value*> presence;
       for (size_t i : maybe_none) presence.push_back(presence_in_branch(block->outputs()[i]));
-      for (size_t i = 0; i < num_outputs; ++i)
+      for (size_t i = 0; i < num_outputs; ++i) {
         if (outs[i]->is_tensor()) forms[i].complete_from(*outs[i]);  // for the other branch's placeholder
+        if (optional[i] && !element_types[i] && (outs[i]->is_tensor() || outs[i]->is_optional()))
+          element_types[i] = outs[i]->type();
+      }
       for (size_t i = 0; i < outs.size(); ++i) {
         Value*& v = outs[i];
+        if (i < num_outputs && optional[i]) {
+          const TensorType unknown_dims{forms[i].dtype == DType::Undefined ? DType::Float : forms[i].dtype,
+                                        forms[i].rank ? std::optional<std::vector<Dim>>(std::vector<Dim>(*forms[i].rank))
+                                                      : std::nullopt};
+          v = as_optional(block->outputs()[i], v, element_types[i].value_or(unknown_dims));
+          continue;
+        }
         const bool none_on_this_path =
             v->is_none() && std::find(maybe_none.begin(), maybe_none.end(), i) != maybe_none.end();
-        if (uninitialized.count(v) || none_on_this_path) {
+        // An optional where TorchScript declares a tensor: `if y is not None and c` gives y refined
+        // in one branch and y itself in the other, where it is None and never read.
+        const bool refined_elsewhere =
+            v->is_optional() && i < num_outputs && n->outputs()[i]->type()->kind() != c10::TypeKind::OptionalType;
+        if (uninitialized.count(v) || none_on_this_path || refined_elsewhere) {
           v = builder_.constant(placeholder_like(forms[i]));
         } else if (v->is_none()) {
           throw ExportError("output " + std::to_string(i) +
@@ -306,10 +330,19 @@ void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const tor
   // Carried value i is ONNX loop slot slot[i] (kNone for these).
   constexpr size_t kNone = std::numeric_limits<size_t>::max();
   std::vector<size_t> slot(num_carried, kNone);
+  // A carried value the graph returns that may be None is an ONNX optional of `element[i]`
+  // (optional_values.cpp).
+  const std::vector<bool> optional = returned_optional_carries(n);
+  std::vector<TensorType> element(num_carried);
   for (size_t i = 0; i < num_carried; ++i) {
     Value* v = lookup(n->inputs()[2 + i]);
     if (v->is_none() && is_carried_unchanged(body->outputs()[1 + i], body->inputs()[1 + i])) continue;
     slot[i] = initial.size();
+    if (optional[i]) {
+      element[i] = carried_element_type(v, body->outputs()[1 + i]);
+      initial.push_back(as_optional(n->inputs()[2 + i], v, element[i]));
+      continue;
+    }
     if (uninitialized.count(v)) {  // never read before the body assigns it
       const DType dtype = onnx_dtype_of(n->inputs()[2 + i]);
       v = builder_.constant(Tensor::scalar_of(dtype == DType::Undefined ? DType::Float : dtype, 0));
@@ -339,14 +372,18 @@ void Converter::loop_pass(const torch::jit::Node* n, const std::vector<const tor
         env_[body->inputs()[1 + i]] = lookup(n->inputs()[2 + i]);
         continue;
       }
+      if (optional[i]) builder_.declare_optional_input(in[2 + slot[i]]);
       if (is_number_type(body->inputs()[1 + i]->type())) static_cast<CoreValue*>(in[2 + slot[i]])->set_scalar(true);
       env_[body->inputs()[1 + i]] = in[2 + slot[i]];
     }
     for (size_t i = 0; i < written.size(); ++i) rebind(written[i], in[2 + num_slots + i]);
     convert_block(body);
     std::vector<Value*> outs{cast_to(lookup(body->outputs()[0]), DType::Bool)};
-    for (size_t i = 0; i < num_carried; ++i)
-      if (slot[i] != kNone) outs.push_back(lookup(body->outputs()[1 + i]));
+    for (size_t i = 0; i < num_carried; ++i) {
+      if (slot[i] == kNone) continue;
+      const auto* out = body->outputs()[1 + i];
+      outs.push_back(optional[i] ? as_optional(out, lookup(out), element[i]) : lookup(out));
+    }
     for (const auto* w : written) outs.push_back(lookup(w));
     for (size_t i = 1; i < outs.size(); ++i) {
       const Value* carried_in = in[i + 1];

@@ -321,7 +321,7 @@ ConvertStats Converter::run() {
     if (k >= prepared_.example_tensors.size())
       throw ConfigError("graph input " + std::to_string(k) + " ('" + in->debugName() + "') has no example tensor");
     env_[in] = builder_.add_input(name, input_type(prepared_.example_tensors[k], name, o));
-    if (k < prepared_.inputs_in_run_time_lists.size()) model_.inputs.back().keep = prepared_.inputs_in_run_time_lists[k];
+    if (k < prepared_.inputs_torch_onnx_keeps.size()) model_.inputs.back().keep = prepared_.inputs_torch_onnx_keeps[k];
     if (prepared_.example_tensors[k].is_complex()) {
       static_cast<CoreValue*>(env_[in])->set_complex(true);
       stats_.warnings.push_back("input '" + name + "' is complex: the ONNX input is " + env_[in]->type().str() +
@@ -342,11 +342,17 @@ ConvertStats Converter::run() {
       flat.push_back(v);
   };
   for (const auto* out : graph.outputs()) {
+    if (presence_.count(out) && o.opset_version >= 16) {  // an ONNX optional output
+      builder_.set_origin(NodeOrigin{});
+      flat.push_back(as_optional(out, lookup(out), lookup(out)->type()));
+      continue;
+    }
     if (presence_.count(out))
       throw ExportError("the model returns '" + out->debugName() +
-                            "', a value that is None on some paths (an If gives None in one branch): ONNX outputs "
-                            "are tensors",
-                        ErrorContext::for_file(ctx_.model_file, "return a tensor on every path"));
+                            "', a value that is None on some paths (an If gives None in one branch), which "
+                            "becomes an ONNX optional output from opset 16",
+                        ErrorContext::for_file(ctx_.model_file, "export with opset 16 or later, or return a tensor "
+                                                                "on every path"));
     flatten(lookup(out));
   }
   builder_.set_origin(NodeOrigin{});
@@ -358,6 +364,13 @@ ConvertStats Converter::run() {
     if (!before.empty() && flat[i]->name() != before) rename_onnx_value(stats_.value_names, before, flat[i]->name());
     if (flat[i]->is_sequence()) {  // a list whose length is only known at run time: an ONNX sequence
       model_.outputs.push_back(GraphIO{name, flat[i]->type(), true});
+      continue;
+    }
+    if (flat[i]->is_optional()) {  // None on some paths
+      GraphIO io{name, flat[i]->type()};
+      io.optional = true;
+      apply_dynamic_axes(io.type, name, o);
+      model_.outputs.push_back(io);
       continue;
     }
     if (flat[i]->is_complex())

@@ -123,9 +123,23 @@ class Converter {
   // Inside a branch: whether its output is present (a bool value).
   Value* presence_in_branch(const torch::jit::Value* branch_output);
   void bind_maybe_none(const torch::jit::Value* v, Value* tensor, Value* present);
+  // The outputs of If node `n` that become ONNX optionals (opset 16 and later): the maybe-None
+  // ones it gives straight to the graph's outputs (instead of a tensor and a flag), and the
+  // Optional ones a branch gives as an ONNX optional already.
+  std::vector<bool> optional_outputs(const torch::jit::Node* n, const std::vector<size_t>& maybe_none) const;
+  // Per value prim::Loop `n` carries: whether it may be None and the graph returns it.
+  std::vector<bool> returned_optional_carries(const torch::jit::Node* n) const;
+  // The element type of a carried optional: the initial value's, else the body's result's.
+  TensorType carried_element_type(const Value* initial, const torch::jit::Value* body_result) const;
+  // `value` (the conversion of `torch_value`: a tensor, None, a maybe-None tensor or an optional)
+  // as an ONNX optional of `element`.
+  Value* as_optional(const torch::jit::Value* torch_value, Value* value, const TensorType& element);
   // Converts `n` if it reads a value None on some paths (a test for None or a refinement) and
   // returns true; throws for any other reader; false if `n` reads none.
   bool convert_maybe_none_reader(const torch::jit::Node* n);
+  bool read_maybe_none(const torch::jit::Node* n, const torch::jit::Value* optional,
+                       const std::function<Value*()>& present, const std::function<Value*()>& element,
+                       const std::string& what);
   DType appended_dtype(const torch::jit::Block* block, const torch::jit::Value* list) const;
 
  private:

@@ -174,6 +174,11 @@ GraphIO typed_output(const Planned& p, const OnnxModel& model, const TorchValueN
     const onnx::TypeProto& t = it->second;
     if (t.has_sequence_type() && t.sequence_type().elem_type().has_tensor_type())
       return GraphIO{p.output, from_type_proto(t.sequence_type().elem_type()), true};
+    if (t.has_optional_type() && t.optional_type().elem_type().has_tensor_type()) {
+      GraphIO io{p.output, from_type_proto(t.optional_type().elem_type())};
+      io.optional = true;
+      return io;
+    }
     if (t.has_tensor_type() && t.tensor_type().elem_type() != 0) return GraphIO{p.output, from_type_proto(t)};
   }
   for (const auto& [value, name] : torch_values)
@@ -205,7 +210,9 @@ std::vector<ExtraOutputReport> add_extra_outputs(const std::vector<std::string>&
     builder.name_output(value, p.output);
     rename_onnx_value(torch_values, p.value, p.output);
     GraphIO io = typed_output(p, model, torch_values);
-    reports.push_back({p.spec, p.kind, io.name, io.sequence ? "sequence of " + io.type.str() : io.type.str()});
+    reports.push_back({p.spec, p.kind, io.name, io.sequence   ? "sequence of " + io.type.str()
+                                                       : io.optional ? "optional " + io.type.str()
+                                                                     : io.type.str()});
     model.outputs.push_back(std::move(io));
   }
   return reports;

@@ -355,6 +355,7 @@ onnx::GraphProto GraphBuilder::build_subgraph(const std::string& name, const Sub
       }
       Value* copy = add_node("Identity", {out}, {}, 1)[0];
       if (out->is_sequence()) static_cast<CoreValue*>(copy)->set_sequence(out->type());
+      if (out->is_optional()) static_cast<CoreValue*>(copy)->set_optional(out->type());
       model_.value_types[copy->name()] = type_proto_of(*copy);
       named.insert(copy->name());
       out = copy;
@@ -393,6 +394,12 @@ namespace {
 // differ drop the shape.
 onnx::TypeProto merge_types(const onnx::TypeProto& a, const onnx::TypeProto& b) {
   if (a.has_sequence_type() || b.has_sequence_type()) return a;
+  if (a.has_optional_type() && b.has_optional_type()) {
+    onnx::TypeProto out;
+    *out.mutable_optional_type()->mutable_elem_type() =
+        merge_types(a.optional_type().elem_type(), b.optional_type().elem_type());
+    return out;
+  }
   onnx::TypeProto out = a;
   const auto& ta = a.tensor_type();
   const auto& tb = b.tensor_type();
@@ -442,6 +449,8 @@ void GraphBuilder::type_control_flow_outputs(const onnx::NodeProto& node, const 
       const auto& b = else_g->output(i).type();
       if (a.has_sequence_type() != b.has_sequence_type())
         fail_node("If: output " + std::to_string(i) + " is a sequence in one branch and a tensor in the other");
+      if (a.has_optional_type() != b.has_optional_type())
+        fail_node("If: output " + std::to_string(i) + " is an optional in one branch and a tensor in the other");
       if (options_.opset < 11 && merge_types(a, b).SerializeAsString() != a.SerializeAsString())
         fail_node("If: output " + std::to_string(i) +
                       " has different shapes in the two branches, which ONNX If "
@@ -459,6 +468,8 @@ void GraphBuilder::type_control_flow_outputs(const onnx::NodeProto& node, const 
     const auto& t = types[i];
     if (t.has_sequence_type())
       outputs[i]->set_sequence(from_type_proto(t.sequence_type().elem_type()));
+    else if (t.has_optional_type())
+      outputs[i]->set_optional(from_type_proto(t.optional_type().elem_type()));
     else if (t.tensor_type().elem_type() != 0)
       outputs[i]->set_type(from_type_proto(t));
     else
@@ -532,6 +543,11 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
       outputs[i]->set_sequence(from_type_proto(t->sequence_type().elem_type()));
       continue;
     }
+    if (t && t->has_optional_type() && t->optional_type().elem_type().has_tensor_type()) {
+      model_.value_types[outputs[i]->name()] = *t;
+      outputs[i]->set_optional(from_type_proto(t->optional_type().elem_type()));
+      continue;
+    }
     if (!t || !t->has_tensor_type() || t->tensor_type().elem_type() == 0) continue;
     model_.value_types[outputs[i]->name()] = *t;
     outputs[i]->set_type(from_type_proto(*t));
@@ -543,6 +559,38 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
     if (t.numel() <= kMaxInferenceDataElements)
       constant_data_[outputs[0]->name()] = to_tensor_proto(t, outputs[0]->name());
   }
+}
+
+Value* GraphBuilder::empty_optional(const TensorType& element) {
+  OnnxNode node;
+  node.origin = origin_;
+  node.proto.set_op_type("Optional");
+  node.proto.set_name(unique_node_name("Optional"));
+  auto* type = node.proto.add_attribute();
+  type->set_name("type");
+  type->set_type(onnx::AttributeProto::TYPE_PROTO);
+  *type->mutable_tp() = to_type_proto(element);
+  const std::string out_name = node.proto.name() + "_output_0";
+  used_names_.insert(out_name);
+  node.proto.add_output(out_name);
+  CoreValue* out = own(CoreValue::make_tensor(out_name, TensorType{}));
+  verify_schema(node, "");
+  infer_types(node, {out});
+  if (!out->is_optional()) fail_node("Optional: ONNX inferred no optional type for " + element.str());
+  add_to_current(std::move(node));
+  return out;
+}
+
+void GraphBuilder::declare_optional_input(Value* v) {
+  auto* input = static_cast<CoreValue*>(v);
+  if (scopes_.empty()) fail_node("declare_optional_input: no sub-graph is being built");
+  for (auto& vi : scopes_.back().inputs)
+    if (vi.name() == input->name()) {
+      input->set_optional(input->type());
+      *vi.mutable_type() = model_.value_types[vi.name()] = type_proto_of(*input);
+      return;
+    }
+  fail_node("declare_optional_input: '" + input->name() + "' is no input of this sub-graph");
 }
 
 void GraphBuilder::name_output(Value* value, const std::string& name) {

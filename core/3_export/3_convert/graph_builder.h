@@ -57,6 +57,12 @@ class GraphBuilder : public Graph {
 
   // The ONNX name of a tensor value, creating its Constant/initializer if it has none yet.
   const std::string& materialize(Value* v);
+  // An ONNX optional holding nothing, of the given element type (the Optional op's `type`
+  // attribute, which g.op's attributes cannot express).
+  Value* empty_optional(const TensorType& element);
+  // Makes input `v` of the sub-graph being built an ONNX optional of its type (a Subgraph's
+  // inputs declare tensors and sequences only).
+  void declare_optional_input(Value* v);
   // Gives an ONNX output the requested name (renaming the producer, or adding an Identity).
   void name_output(Value* v, const std::string& name);
 

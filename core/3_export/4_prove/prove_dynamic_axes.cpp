@@ -66,13 +66,21 @@ DynamicAxesProof prove_dynamic_axes(const PreparedGraph& prepared, const ValueNa
   // what they must be.
   const auto& untraced = resized.untraced_output_sizes;
   if (untraced.size() == model.outputs.size()) {
-    for (size_t k = 0; k < untraced.size(); ++k)
-      if (auto baked = first_baked_dim(model, model.outputs[k].name, untraced[k]))
+    for (size_t k = 0; k < untraced.size(); ++k) {
+      if (!untraced[k] && !model.outputs[k].optional)
+        throw ExportError("the traced graph gives a tensor as output '" + model.outputs[k].name +
+                              "', but with the dynamic axes resized (" + resized.inputs +
+                              ") the model returns None there: the trace fixed a branch or loop that depends on a "
+                              "dynamic axis",
+                          ErrorContext::for_file(model_file, "export with --mode script (or auto)"));
+      if (!untraced[k]) continue;
+      if (auto baked = first_baked_dim(model, model.outputs[k].name, *untraced[k]))
         throw ExportError("the traced graph fixes dim " + std::to_string(baked->dim) + " of output '" +
                               model.outputs[k].name + "' to " + std::to_string(baked->fixed) +
                               ", but with the dynamic axes resized (" + resized.inputs + ") the model gives " +
                               std::to_string(baked->grown) + ": the trace baked in a size that depends on a dynamic axis",
                           ErrorContext::for_file(model_file, "export with --mode script (or auto)"));
+    }
   }
   proof.runs.push_back(resized.inputs);
   return proof;

@@ -56,8 +56,8 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
     for (const auto& init : model.initializers) set_value_info(*g->add_input(), init.name, type_of_tensor(init.tensor));
   for (const auto& out : model.outputs) {
     auto* vi = g->add_output();
-    set_value_info(*vi, out.name, out.type);
-    if (out.sequence) *vi->mutable_type() = sequence_type_proto(out.type);
+    vi->set_name(out.name);
+    *vi->mutable_type() = type_proto_of(out);
   }
   // Types of intermediate values (as torch.onnx writes them), for runtimes and viewers.
   std::unordered_set<std::string> io;

@@ -1,6 +1,7 @@
 #pragma once
 // A value flowing through the conversion: a tensor (ONNX value), None, a TorchScript list known
-// element by element, or an ONNX sequence (a list whose length is only known at run time).
+// element by element, an ONNX sequence (a list whose length is only known at run time), or an
+// ONNX optional (a tensor or nothing, known at run time).
 // Symbolics only read Values and pass them to g.op; the host creates and names them.
 #include <optional>
 #include <string>
@@ -14,7 +15,7 @@ namespace onnxport {
 
 class Value {
  public:
-  enum class Kind { Tensor, None, List, Sequence };
+  enum class Kind { Tensor, None, List, Sequence, Optional };
   // Compile-time payload of a TorchScript constant or an ONNX Constant.
   using Constant = std::variant<std::monostate, int64_t, double, bool, std::string, std::vector<int64_t>,
                                 std::vector<double>, onnxport::Tensor>;
@@ -27,6 +28,9 @@ class Value {
   bool is_tensor() const { return kind_ == Kind::Tensor; }
   // An ONNX sequence value (lists built in loops); type() is the element type.
   bool is_sequence() const { return kind_ == Kind::Sequence; }
+  // An ONNX optional value (type() is the element type): a maybe-None value the core returns
+  // from the graph (opset 16 and later). Symbolics never receive one.
+  bool is_optional() const { return kind_ == Kind::Optional; }
   // A TorchScript number (int/float/bool) carried as a 0-d tensor of type().dtype.
   bool is_scalar() const { return scalar_; }
   // A complex tensor carried as a real one with a trailing dimension of 2 (real, imaginary), ONNX's
