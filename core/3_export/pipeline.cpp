@@ -110,7 +110,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
           "prove dynamic axes", [&] { return prove_dynamic_axes(*prepared, converted.value_names, model, options_, model_file_); });
       report_.dynamic_checks = proof.runs;
       if (after_passes_) {  // the passes too, so that nodes and names are the written file's
-        timed("onnx passes", [&] { return run_onnx_passes(model, options_); });
+        timed("onnx passes", [&] { return run_onnx_passes(model, options_, prepared->transposes.get()); });
         timed(after_passes_name_.c_str(), [&] { after_passes_(*prepared, converted.value_names, model); });
         return report_;
       }
@@ -122,8 +122,11 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
         report_.warnings.insert(report_.warnings.end(), more->begin(), more->end());
       // From here the ONNX model alone holds the parameters, so a folded copy (a transposed
       // weight) replaces its original instead of sitting beside it.
+      std::shared_ptr<TransposesAhead> transposes = prepared->transposes;
       prepared.reset();
-      report_.pass_results = timed("onnx passes", [&] { return run_onnx_passes(model, options_); }).summary();
+      report_.pass_results =
+          timed("onnx passes", [&] { return run_onnx_passes(model, options_, transposes.get()); }).summary();
+      transposes.reset();  // the copies no fold took
       refuse_bfloat16_where_onnx_has_none(model, model_file_);
       const ModelMeta meta = model_meta_for(model);
       WriteProgress bytes_written;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "2_eval/fold_kernels.h"
+#include "2_eval/transposes_ahead.h"
 #include "3_export/5_passes/passes.h"
 #include "support.h"
 
@@ -132,6 +133,38 @@ TEST_CASE("a chain of ops on initializers folds into initializers named after th
   CHECK(values(initializer(m, "m")) == std::vector<double>{12.0, 24.0});
   REQUIRE(m.value_types.count("m") == 1);
   CHECK(from_type_proto(m.value_types.at("m")).str() == "float32[2]");
+}
+
+TEST_CASE("a Transpose of a weight transposed ahead on another thread takes that copy, with the same values") {
+  const at::Tensor weight = at::arange(12, at::kFloat).reshape({3, 4});
+  const at::Tensor other = at::arange(6, at::kFloat).reshape({2, 3});
+  TransposesAhead ahead({weight, other, at::ones({2, 2, 2})}, size_t{1} << 20);
+  CHECK(ahead.started() == 2);  // 2-d tensors only
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 3}));
+  m.initializers.push_back({"fc.weight", borrow_tensor(weight)});
+  m.initializers.push_back({"other", borrow_tensor(other)});
+  m.nodes.push_back(onnx_node("Transpose", {"fc.weight"}, {"t"}, {attr_ints("perm", {1, 0})}));
+  m.nodes.push_back(onnx_node("MatMul", {"x", "t"}, {"y"}));
+  add_input(m, "x2", float_type({1, 2}));
+  m.nodes.push_back(onnx_node("Transpose", {"other"}, {"u"}));  // no perm: reversed, which is [1, 0] too
+  m.nodes.push_back(onnx_node("MatMul", {"x2", "u"}, {"z"}));
+  add_output(m, "y");
+  add_output(m, "z");
+
+  CHECK(fold_constants(m, 17, true, &ahead).folded_nodes == 2);
+  CHECK(values(initializer(m, "fc.weight")) == values(borrow_tensor(weight.t().contiguous())));
+  CHECK(values(initializer(m, "other")) == values(borrow_tensor(other.t().contiguous())));
+  // Each copy was taken by its fold: none is left to give.
+  CHECK_FALSE(ahead.take(weight).has_value());
+  CHECK_FALSE(ahead.take(other).has_value());
+  // A tensor that was not started, or a view of other sizes over the same bytes, is not given.
+  CHECK_FALSE(ahead.take(at::zeros({3, 4})).has_value());
+  TransposesAhead again({weight}, size_t{1} << 20);
+  CHECK_FALSE(again.take(weight.view({4, 3})).has_value());
+  CHECK(again.take(weight).has_value());
+  // Over the byte limit nothing starts.
+  CHECK(TransposesAhead({weight}, 8).started() == 0);
 }
 
 TEST_CASE("a parameter that folds wholly into a value of its size lends that value its name and a doc_string") {

@@ -332,6 +332,24 @@ std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> g
   return nullptr;
 }
 
+// The weights aten::linear reads as constants: the conversion gives each one's transpose to
+// MatMul, which the fold pass computes, so they are transposed on another thread meanwhile.
+// At most 512 MiB of copies at once beside their sources (bigger models fold one at a time).
+std::shared_ptr<TransposesAhead> transpose_linear_weights_ahead(const torch::jit::Graph& graph,
+                                                                const ExportOptions& options) {
+  constexpr size_t kMaxBytes = size_t{512} << 20;
+  if (!options.do_constant_folding || !options.export_params || options.training == TrainingMode::Train) return nullptr;
+  std::vector<at::Tensor> weights;
+  for (const auto* n : graph.nodes()) {
+    if (n->kind() != c10::Symbol::fromQualString("aten::linear") || n->inputs().size() < 2) continue;
+    const auto weight = torch::jit::toIValue(n->input(1));
+    if (weight && weight->isTensor() && weight->toTensor().scalar_type() == at::kFloat)
+      weights.push_back(weight->toTensor());
+  }
+  if (weights.empty()) return nullptr;
+  return std::make_shared<TransposesAhead>(std::move(weights), kMaxBytes);
+}
+
 void check_input_count(const torch::jit::Graph& graph, size_t given, size_t self_inputs) {
   if (given + self_inputs == graph.inputs().size()) return;
   throw ConfigError("the model's forward takes " + std::to_string(graph.inputs().size() - self_inputs) + " inputs, " +
@@ -471,6 +489,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
     run_inputs.assign(inputs.begin(), inputs.end());
   }
   if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
+  out.transposes = transpose_linear_weights_ahead(*graph, options);
   try {
     // A graph traced in this process (the Python API's) is typed already: one forward less.
     if (mode.script || !adopt_traced_types(*graph, run_inputs)) record_types(*graph, run_inputs, options.verbose);

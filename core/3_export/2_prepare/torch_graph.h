@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "2_eval/transposes_ahead.h"
 #include "onnxport/options.h"
 #include "1_base/torch_tensors.h"
 #include "onnxport/types.h"
@@ -47,6 +48,8 @@ struct PreparedGraph {
   // which torch.onnx keeps as an ONNX sequence, or a branch of an `is None` test of a tuple
   // input's element, which torch.onnx does not fold.
   std::vector<bool> inputs_torch_onnx_keeps;
+  // The Linear weights' transposes, made on a second thread from the time the graph is final.
+  std::shared_ptr<TransposesAhead> transposes;
   // Trace mode on control flow: the graph before the trace and its `self`, for the resized run.
   std::shared_ptr<torch::jit::Graph> untraced;
   std::optional<torch::jit::Module> untraced_self;

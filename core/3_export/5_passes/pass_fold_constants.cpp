@@ -2,6 +2,7 @@
 #include <unordered_set>
 
 #include "2_eval/fold_kernels.h"
+#include "2_eval/transposes_ahead.h"
 #include "3_export/5_passes/passes.h"
 #include "1_base/torch_tensors.h"
 
@@ -13,6 +14,15 @@ using ConstantValues = std::unordered_map<std::string, at::Tensor>;
 
 bool is_constant_node(const onnx::NodeProto& p) {
   return p.domain().empty() && p.op_type() == "Constant" && p.attribute_size() == 1 && p.attribute(0).has_t();
+}
+
+// A 2-d Transpose's result, when `ahead` made it on its thread.
+std::optional<at::Tensor> transposed_ahead(const onnx::NodeProto& p, const std::vector<at::Tensor>& inputs,
+                                           TransposesAhead& ahead) {
+  if (p.op_type() != "Transpose" || inputs.size() != 1 || !inputs[0].defined() || inputs[0].dim() != 2) return std::nullopt;
+  const auto* perm = find_attribute(p, "perm");
+  if (perm && !(perm->ints_size() == 2 && perm->ints(0) == 1 && perm->ints(1) == 0)) return std::nullopt;
+  return ahead.take(inputs[0]);
 }
 
 // The node's inputs as tensors, or nullopt if one of them is not known at export time. Shape of
@@ -53,7 +63,7 @@ struct Slot {
   size_t index;
 };
 
-FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant) {
+FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant, TransposesAhead* ahead) {
   FoldStats stats;
   ConstantValues consts;
   if (parameters_are_constant)
@@ -109,6 +119,8 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
         if (auto m = made.find(key); m != made.end() && version[m->second.name] == m->second.version &&
                                      consts.count(m->second.name))
           repeat = &m->second;
+        else if (auto transposed = ahead ? transposed_ahead(p, *inputs, *ahead) : std::nullopt)
+          result = std::move(transposed);
         else
           result = evaluate_node(p, *inputs, opset);
       }

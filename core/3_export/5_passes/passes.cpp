@@ -42,12 +42,12 @@ std::vector<std::string> PassStats::summary() const {
   return lines;
 }
 
-PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options) {
+PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, TransposesAhead* transposes) {
   PassStats stats;
   remove_dead(model, stats);
   const ShapeReads shape_reads = options.drop_unused_inputs ? record_shape_reads(model) : ShapeReads{};
   if (options.do_constant_folding) {
-    stats.folded_nodes = fold_constants(model, options.opset_version, options.export_params).folded_nodes;
+    stats.folded_nodes = fold_constants(model, options.opset_version, options.export_params, transposes).folded_nodes;
     remove_dead(model, stats);
   }
   const bool inference = options.training == TrainingMode::Eval;

@@ -13,6 +13,8 @@
 
 namespace onnxport::core {
 
+class TransposesAhead;  // 2_eval/transposes_ahead.h
+
 // pass_support.cpp, shared by the passes.
 // Who reads each value (node inputs, sub-graph captures and graph outputs each count once) and
 // which node makes it (an index into model.nodes).
@@ -58,7 +60,8 @@ void eliminate_dead_code(OnnxModel& model);
 struct FoldStats {
   size_t folded_nodes = 0;
 };
-FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant);
+// A Transpose of a parameter that `ahead` transposed already (on another thread) takes that copy.
+FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant, TransposesAhead* ahead = nullptr);
 
 // pass_fuse_conv_bn.cpp, eval mode only (as torch.onnx does): a Conv whose only consumer is an
 // inference BatchNormalization with constant statistics becomes one Conv with folded weight and
@@ -130,6 +133,6 @@ struct PassStats {
   // One line per pass that changed something, for --verbose: "constant folding: 12 nodes folded".
   std::vector<std::string> summary() const;
 };
-PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options);
+PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, TransposesAhead* transposes = nullptr);
 
 }  // namespace onnxport::core
