@@ -54,11 +54,12 @@ struct Options {
   fs::path index, out_dir;
   std::set<std::string> only;
   std::set<int> opsets;
+  size_t shard = 0, shards = 1;  // --shard K/N: the cases at positions K, K+N, K+2N... of the index
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   std::cerr << "onnxport_export_cases: " << problem << "\n"
-            << "usage: onnxport_export_cases INDEX.json OUT_DIR [--only ID]... [--opset N]...\n";
+            << "usage: onnxport_export_cases INDEX.json OUT_DIR [--only ID]... [--opset N]... [--shard K/N]\n";
   std::exit(2);
 }
 
@@ -67,11 +68,19 @@ Options parse_options(int argc, char** argv) {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--only" || arg == "--opset") && i + 1 >= argc) usage(arg + " needs a value");
+    if ((arg == "--only" || arg == "--opset" || arg == "--shard") && i + 1 >= argc) usage(arg + " needs a value");
     if (arg == "--only")
       o.only.insert(argv[++i]);
     else if (arg == "--opset")
       o.opsets.insert(std::stoi(argv[++i]));
+    else if (arg == "--shard") {
+      const std::string text = argv[++i];
+      const size_t slash = text.find('/');
+      if (slash == std::string::npos) usage("--shard '" + text + "': expected K/N, e.g. 0/2");
+      o.shard = std::stoul(text.substr(0, slash));
+      o.shards = std::stoul(text.substr(slash + 1));
+      if (o.shards == 0 || o.shard >= o.shards) usage("--shard '" + text + "': K must be below N");
+    }
     else if (arg.rfind("--", 0) == 0)
       usage("unknown option " + arg);
     else
@@ -312,7 +321,9 @@ int main(int argc, char** argv) {
     Tally tally;
     json ort_cases = json::array();
     size_t selected = 0;
-    for (const Case& c : cases) {
+    for (size_t position = 0; position < cases.size(); ++position) {
+      const Case& c = cases[position];
+      if (position % o.shards != o.shard) continue;
       if (!o.only.empty() && !o.only.count(c.id)) continue;
       ++selected;
       for (int opset : c.opsets) {
