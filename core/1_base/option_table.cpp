@@ -388,6 +388,11 @@ std::vector<OptionRow> make_rows() {
                           "(int(t), t.item()), depends on tensor values (or, with dynamic axes, a branch or loop on "
                           "their sizes, or a size read as a number in a graph with control flow), trace otherwise; "
                           "--verbose says which and why"));
+  rows.push_back(enum_row("default_dtype", "--default-dtype", &O::default_dtype, "float32|float64", parse_default_dtype,
+                          default_dtype_name,
+                          "torch.get_default_dtype() while the model is loaded, run and converted: what an integer "
+                          "true division and a factory given no dtype make. A .pt does not record the default of "
+                          "the process that saved it (the Python package passes its process's)"));
   rows.push_back(switch_row("check_dynamic_axes", "--no-dynamic-check", &O::check_dynamic_axes, false,
                             "with dynamic axes, skip re-running the model at other sizes to prove no size was "
                             "baked in"));

@@ -94,6 +94,15 @@ ExportMode parse_export_mode(const std::string& s) {
   throw config_error("mode must be trace, script or auto, got '" + s + "'");
 }
 
+const char* default_dtype_name(DefaultDtype d) { return d == DefaultDtype::Float64 ? "float64" : "float32"; }
+
+DefaultDtype parse_default_dtype(const std::string& s) {
+  if (s == "float32") return DefaultDtype::Float32;
+  if (s == "float64") return DefaultDtype::Float64;
+  throw config_error("default_dtype must be float32 or float64, got '" + s + "'",
+                     "torch.set_default_dtype takes these two; give the one the model was written for");
+}
+
 TrainingMode parse_training_mode(const std::string& s) {
   if (s == "eval") return TrainingMode::Eval;
   if (s == "preserve") return TrainingMode::Preserve;

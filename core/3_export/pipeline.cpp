@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "3_export/1_load/load.h"
 #include "3_export/3_convert/convert.h"
 #include "3_export/6_write/model_writer.h"
 #include "3_export/6_write/type_support.h"
@@ -91,6 +92,7 @@ auto Pipeline::timed(const char* name, Stage&& stage) -> decltype(stage()) {
 ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
   options_.validate();
   if (!after_passes_) check_output_paths();
+  const DefaultDtypeScope default_dtype(options_.default_dtype);
   report_ = ExportReport{};
   report_.output_path = output_path_;
   onnx::ModelProto structure;

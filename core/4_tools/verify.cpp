@@ -268,6 +268,7 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
   if (!(options.rtol >= 0) || !(options.atol >= 0))
     throw ConfigError("--rtol/--atol must be non-negative numbers",
                       ErrorContext::with_hint("e.g. --rtol 1e-3 --atol 1e-5"));
+  const core::DefaultDtypeScope default_dtype(options.export_options.default_dtype);
   torch::jit::Module module = core::load_torchscript_file(model_path);
   core::define_forward_from_overload(module);
   module.eval();

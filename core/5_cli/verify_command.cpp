@@ -60,7 +60,7 @@ int print_verification(const VerifyResult& result, bool print_nodes) {
 
 Command add_verify_command(CLI::App& app) {
   struct Args {
-    std::string model, onnx, config, mode, report;
+    std::string model, onnx, config, mode, default_dtype, report;
     std::vector<std::string> inputs, plugin_dirs, op_libraries;
     VerifyOptions options;
   };
@@ -89,6 +89,9 @@ Command add_verify_command(CLI::App& app) {
       ->type_name("FILE");
   cmd->add_option("--mode", args->mode, "the export's mode, for the per-node comparison: trace, script or auto")
       ->type_name("trace|script|auto");
+  cmd->add_option("--default-dtype", args->default_dtype,
+                  "the export's default dtype: libtorch runs MODEL.pt under it (float32 unless given)")
+      ->type_name("float32|float64");
   cmd->add_option("--plugin-dir", args->plugin_dirs,
                   "directory of op packs: those the export used (for the per-node comparison), whose evaluators "
                   "compute custom-domain ops; repeatable")
@@ -100,6 +103,7 @@ Command add_verify_command(CLI::App& app) {
             for (const auto& text : args->inputs) args->options.inputs.push_back(InputSpec::parse(text));
             std::vector<GivenFlag> flags;
             if (!args->mode.empty()) flags.push_back({"--mode", {args->mode}});
+            if (!args->default_dtype.empty()) flags.push_back({"--default-dtype", {args->default_dtype}});
             if (!args->plugin_dirs.empty()) flags.push_back({"--plugin-dir", args->plugin_dirs});
             args->options.export_options = resolve_export_options(args->config, flags);
             if (!args->report.empty()) {

@@ -87,6 +87,7 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
     # are dropped; dynamic_axes names that match nothing, and dynamic axes the model cannot run
     # grown (no proof either way), are warnings.
     options.update(drop_unused_inputs=True, ignore_unknown_dynamic_axes=True, warn_unproven_dynamic_axes=True)
+    options["default_dtype"] = _default_dtype()
     options.update({k: _jsonable(v) for k, v in optional.items() if v is not None})
     options.update({k: _jsonable(v) for k, v in onnxport_options.items()})
     if "inputs" in options:
@@ -139,6 +140,17 @@ def _symbolic_error(raised, export_error):
         return raised
     error.onnxport_message = str(export_error)
     return error.with_traceback(raised.__traceback__)
+
+
+def _default_dtype():
+    """torch.get_default_dtype() as the exporter's default_dtype: the C++ side loads, runs and
+    converts under the one it is given (the command line's default is float32)."""
+    names = {torch.float32: "float32", torch.float64: "float64"}
+    dtype = torch.get_default_dtype()
+    if dtype not in names:
+        raise ExportError(f"config error: onnxport.export(): torch.get_default_dtype() is {dtype}; onnxport exports "
+                          "with float32 or float64 as the default dtype — set one of them with torch.set_default_dtype")
+    return names[dtype]
 
 
 def _without_repeated_axes(dynamic_axes):

@@ -803,6 +803,45 @@ class CliTest(unittest.TestCase):
         self.assertIn("None (an optional holding nothing)", run("run", scripted, "--input", "x:2").stdout)
         self.assertIn("float32[1]", run("run", scripted, "--input", "x:1").stdout)
 
+    def test_default_dtype_is_the_one_given(self):
+        # An integer true division and a factory given no dtype make torch's default dtype, which
+        # a .pt does not record: with --default-dtype float64 the file computes what a process
+        # with torch.set_default_dtype(torch.float64) computes, in float64; without it, float32.
+        class IntDivision(torch.nn.Module):
+            def forward(self, a, b):
+                return a / b, torch.ones(2) * b.sum()
+
+        torch.jit.script(IntDivision()).save(path("int_division.pt"))
+        a, b = torch.tensor([7, -3, 10]), torch.tensor([2, 4, 3])
+        save_npy_manifest("int_division_inputs", [a, b], [])
+        given = ["--input", "a=" + path("int_division_inputs.in0.npy"), "--input",
+                 "b=" + path("int_division_inputs.in1.npy")]
+        before = torch.get_default_dtype()
+        for dtype, flags in ((torch.float64, ["--default-dtype", "float64"]), (torch.float32, [])):
+            name = f"int_division_{dtype}".replace("torch.", "")
+            out = path(f"{name}.onnx")
+            run("export", path("int_division.pt"), "-o", out, "--mode", "script", *given, *flags)
+            element_type = onnx.TensorProto.DOUBLE if dtype == torch.float64 else onnx.TensorProto.FLOAT
+            self.assertEqual([o.type.tensor_type.elem_type for o in onnx.load(out).graph.output], [element_type] * 2)
+            torch.set_default_dtype(dtype)
+            try:
+                expected = IntDivision()(a, b)
+            finally:
+                torch.set_default_dtype(before)
+            self.assertEqual(expected[0].dtype, dtype)
+            save_npy_manifest(name, [a, b], list(expected))
+            ok, log = ort_matches(out, name)
+            self.assertTrue(ok, log)
+            r = run("verify", path("int_division.pt"), out, *given, "--mode", "script", *flags)
+            self.assertIn("verify: ok:", r.stdout)
+            self.assertIn(str(dtype).replace("torch.", ""), r.stdout)  # libtorch's outputs had the dtype too
+        self.assertEqual(torch.get_default_dtype(), before)
+        r = run("export", path("int_division.pt"), "-o", path("bad_dtype.onnx"), *given, "--default-dtype", "half",
+                ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("default_dtype must be float32 or float64, got 'half'", r.stderr)
+        self.assertFalse(os.path.exists(path("bad_dtype.onnx")))
+
     def test_assignment_into_a_slice_of_dynamic_size(self):
         # x[:, n:] = v traces as copy_ of v expanded to the slice's sizes at trace time: with
         # dynamic axes the slice grows and shrinks, so v must be broadcast to it at run time

@@ -95,7 +95,8 @@ def cli_export(torch_export, cli):
     with torch.onnx.export's options as flags. The flags a user moving from torch.onnx would pass
     are: --mode auto (torch.onnx keeps the control flow of scripted code, also inside a traced
     model), --drop-unused-inputs, --ignore-unknown-dynamic-axes and --warn-unproven-dynamic-axes
-    (its leniency). What a .pt file and .npy inputs cannot carry (keyword, number, None or
+    (its leniency); and --default-dtype where the test has set torch's default dtype, which a .pt
+    does not record. What a .pt file and .npy inputs cannot carry (keyword, number, None or
     nested inputs, custom opsets, other operator export types) skips the case."""
     import subprocess
     import tempfile
@@ -170,6 +171,8 @@ def cli_export(torch_export, cli):
             command.append("--no-export-params")
         if a.get("keep_initializers_as_inputs"):
             command.append("--keep-initializers-as-inputs")
+        if torch.get_default_dtype() != torch.float32:  # the test set it: a .pt does not record it
+            command += ["--default-dtype", str(torch.get_default_dtype()).replace("torch.", "")]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError("onnxport export: " + " ".join(done.stderr.split())[:400])

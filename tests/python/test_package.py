@@ -312,6 +312,31 @@ class PackageApiTest(unittest.TestCase):
         with open(path("seq.onnx"), "rb") as fh:
             self.assertEqual(buffer.getvalue(), fh.read())
 
+    def test_the_process_default_dtype_is_the_exports_and_stays_set(self):
+        # torch.set_default_dtype(torch.float64): int / int and torch.ones() give float64 in the
+        # file as in PyTorch; the process keeps its default; a default onnxport cannot take raises.
+        def int_division(a: torch.Tensor, b: torch.Tensor):
+            return a / b, torch.ones(2) * b.sum()
+
+        scripted = torch.jit.script(int_division)
+        a, b = torch.tensor([7, -3, 10]), torch.tensor([2, 4, 3])
+        before = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+        try:
+            onnxport.export(scripted, (a, b), path("int_division.onnx"), opset_version=17)
+            self.assertEqual(torch.get_default_dtype(), torch.float64)
+            expected = scripted(a, b)
+            torch.set_default_dtype(torch.float16)
+            with self.assertRaisesRegex(onnxport.ExportError, "torch.get_default_dtype.. is torch.float16"):
+                onnxport.export(scripted, (a, b), path("int_division_half.onnx"))
+            self.assertFalse(os.path.exists(path("int_division_half.onnx")))
+        finally:
+            torch.set_default_dtype(before)
+        self.assertEqual([o.type.tensor_type.elem_type for o in onnx.load(path("int_division.onnx")).graph.output],
+                         [onnx.TensorProto.DOUBLE] * 2)
+        ok, log = ort_matches(path("int_division.onnx"), save_manifest("int_division", [a, b], list(expected)))
+        self.assertTrue(ok, log)
+
     def test_a_script_function_keeps_its_control_flow(self):
         out = path("branchy.onnx")
         report = onnxport.export(branchy, (torch.randn(3),), out)

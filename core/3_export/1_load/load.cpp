@@ -1,6 +1,7 @@
 #include "3_export/1_load/load.h"
 
 #include <glob.h>
+#include <c10/core/DefaultDtype.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/frontend/tracer.h>
 
@@ -156,6 +157,13 @@ bool forward_takes_arguments(const torch::jit::Module& module) {
 }
 
 }  // namespace
+
+DefaultDtypeScope::DefaultDtypeScope(DefaultDtype dtype) : before_(c10::get_default_dtype()) {
+  c10::set_default_dtype(dtype == DefaultDtype::Float64 ? caffe2::TypeMeta::Make<double>()
+                                                        : caffe2::TypeMeta::Make<float>());
+}
+
+DefaultDtypeScope::~DefaultDtypeScope() { c10::set_default_dtype(before_); }
 
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
                             std::vector<torch::jit::IValue> inputs) {

@@ -24,6 +24,19 @@ struct LoadedModel {
   std::vector<torch::jit::IValue> inputs;                               // one per forward argument
 };
 
+// torch.set_default_dtype(dtype) until destroyed, then the default before it again: a model is
+// loaded, run and converted under the default it was written for (ExportOptions::default_dtype).
+class DefaultDtypeScope {
+ public:
+  explicit DefaultDtypeScope(DefaultDtype dtype);
+  ~DefaultDtypeScope();
+  DefaultDtypeScope(const DefaultDtypeScope&) = delete;
+  DefaultDtypeScope& operator=(const DefaultDtypeScope&) = delete;
+
+ private:
+  caffe2::TypeMeta before_;
+};
+
 // torch::jit::load with onnxport's errors (ModelError naming the file and what to do) and
 // the op library of torchvision or torchaudio loaded when the model calls their ops.
 torch::jit::Module load_torchscript_file(const std::string& path);

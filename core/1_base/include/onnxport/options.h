@@ -43,6 +43,11 @@ enum class OperatorExportType { Onnx, OnnxAten, OnnxAtenFallback, OnnxFallthroug
 //            otherwise.
 enum class ExportMode { Trace, Script, Auto };
 
+// torch.get_default_dtype() while the model is loaded, run and converted: the dtype of an integer
+// true division and of a factory given no dtype. A saved .pt does not record the default of the
+// process that saved it.
+enum class DefaultDtype { Float32, Float64 };
+
 struct ExportOptions {
   // torch.onnx.export parity
   bool export_params = true;
@@ -58,6 +63,7 @@ struct ExportOptions {
   std::map<std::string, int> custom_opsets;  // domain -> version
   // onnxport's own
   ExportMode mode = ExportMode::Trace;
+  DefaultDtype default_dtype = DefaultDtype::Float32;
   // With dynamic axes: run the TorchScript graph again at other sizes of those axes and fail if
   // the export fixed a size that changes (a baked-in Reshape target, an unrolled loop).
   bool check_dynamic_axes = true;
@@ -101,6 +107,8 @@ void load_config_file(const std::string& path, ExportOptions& options);
 const char* training_mode_name(TrainingMode m);
 const char* export_mode_name(ExportMode m);
 ExportMode parse_export_mode(const std::string& s);
+const char* default_dtype_name(DefaultDtype d);
+DefaultDtype parse_default_dtype(const std::string& s);
 TrainingMode parse_training_mode(const std::string& s);
 const char* operator_export_type_name(OperatorExportType t);
 OperatorExportType parse_operator_export_type(const std::string& s);
