@@ -4,8 +4,8 @@
 # then runs under it: the unit tests, the evaluator's tests, the write-safety CLI tests, the
 # robustness catalogue and every export of the per-op suite (fixtures from MAIN_BUILD:
 # ops.fixtures, fixtures.models). `test-all` also runs every other CLI test under it (CI leaves
-# those out: under ASan they doubled the stage's time, and CI runs them unsanitized). Any
-# sanitizer report fails the run (halt_on_error).
+# those out for time; it runs them unsanitized). Any sanitizer report fails the run
+# (halt_on_error).
 #
 # Usage: run_sanitized.sh SOURCE BUILD MAIN_BUILD [build|test|test-all]
 set -euo pipefail
