@@ -1,9 +1,10 @@
 #pragma once
 // Weight transposes computed on a second thread while the export does other work. libtorch runs
 // one intra-op thread here, so the export uses one core; folding Transpose(weight) for every
-// Linear (MatMul reads W^T) is a copy of most parameter bytes (swin_t: ~100 MB). Started once the
-// graph is frozen, the copies are made while the model runs to record types and the graph is
-// converted; the fold pass then takes a finished copy instead of making it.
+// Linear (MatMul reads W^T) is a copy of most parameter bytes (swin_t: ~100 MB). Started before
+// a loaded module is frozen (or once a traced graph is prepared), the copies are made while the
+// export freezes, runs the model to record types and converts the graph; the fold pass then
+// takes a finished copy instead of making it.
 #include <ATen/ATen.h>
 
 #include <condition_variable>

@@ -46,7 +46,15 @@ ModuleTensorReads::ModuleTensorReads(const torch::jit::Graph& graph, const torch
   TensorOf tensors;
   std::vector<std::tuple<const torch::jit::Node*, size_t, at::Tensor>> reads;
   find_reads(graph.block(), objects, tensors, reads);
-  for (auto& [node, input, tensor] : reads) reads_.push_back({node->output(0)->unique(), input, std::move(tensor)});
+  for (auto& [node, input, tensor] : reads)
+    reads_.push_back({node->output(0)->unique(), node->kind(), input, std::move(tensor)});
+}
+
+std::vector<at::Tensor> ModuleTensorReads::read_as(c10::Symbol kind, size_t input) const {
+  std::vector<at::Tensor> tensors;
+  for (const Read& read : reads_)
+    if (read.reader_kind == kind && read.input == input) tensors.push_back(read.tensor);
+  return tensors;
 }
 
 size_t ModuleTensorReads::restore(torch::jit::Graph& graph) const {

@@ -18,10 +18,13 @@ class ModuleTensorReads {
   ModuleTensorReads(const torch::jit::Graph& graph, const torch::jit::Module& module);
   // Returns how many inputs were given their own tensor back.
   size_t restore(torch::jit::Graph& graph) const;
+  // The tensors nodes of `kind` read as their input `input` (aten::linear's weights: input 1).
+  std::vector<at::Tensor> read_as(c10::Symbol kind, size_t input) const;
 
  private:
   struct Read {
     size_t reader;  // Value::unique() of the reading node's first output: freezing keeps it
+    c10::Symbol reader_kind;
     size_t input;
     at::Tensor tensor;
   };

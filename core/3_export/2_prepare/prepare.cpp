@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 
+#include <algorithm>
 #include <set>
 
 #include "3_export/2_prepare/attribute_writes.h"
@@ -71,13 +72,12 @@ void empty_graph(torch::jit::Graph& graph) {
 // even where onnxport resolves the list at export time (test_list, test_prim_min of PyTorch's
 // exporter tests).
 bool reaches_run_time_list(const torch::jit::Value* v) {
-  static const std::set<std::string> makes_list = {"prim::ListConstruct", "aten::unbind", "aten::split",
-                                                   "aten::split_with_sizes", "aten::chunk", "aten::tensor_split"};
+  static const std::set<std::string> makes_list = {"prim::ListConstruct",    "aten::unbind", "aten::split",
+                                                   "aten::split_with_sizes", "aten::chunk",  "aten::tensor_split"};
   static const std::set<std::string> list_ops = {
-      "aten::__getitem__", "aten::len",     "aten::append",  "aten::insert",       "aten::pop",
-      "aten::add",         "aten::add_",    "aten::extend",  "aten::_set_item",    "aten::list",
-      "aten::__contains__", "aten::remove", "aten::clear",   "aten::reverse",      "aten::slice",
-      "prim::Loop"};
+      "aten::__getitem__", "aten::len",     "aten::append",    "aten::insert", "aten::pop",          "aten::add",
+      "aten::add_",        "aten::extend",  "aten::_set_item", "aten::list",   "aten::__contains__", "aten::remove",
+      "aten::clear",       "aten::reverse", "aten::slice",     "prim::Loop"};
   static const std::set<std::string> adds_item = {"aten::append", "aten::insert", "aten::_set_item"};
   for (const auto& use : v->uses()) {
     const auto* maker = use.user;
@@ -122,8 +122,8 @@ bool tests_optional_tuple_element(const torch::jit::Value* cond,
   return false;
 }
 
-void mark_inputs_read_in(const torch::jit::Block* block, const std::unordered_map<const torch::jit::Value*, size_t>& index,
-                         std::vector<bool>& keep) {
+void mark_inputs_read_in(const torch::jit::Block* block,
+                         const std::unordered_map<const torch::jit::Value*, size_t>& index, std::vector<bool>& keep) {
   for (const auto* n : block->nodes()) {
     for (const auto* in : n->inputs())
       if (auto it = index.find(in); it != index.end()) keep[it->second] = true;
@@ -156,6 +156,34 @@ std::vector<bool> inputs_torch_onnx_keeps(const torch::jit::Graph& graph, size_t
   }
   mark_inputs_under_optional_tests(graph.block(), index, keep);
   return keep;
+}
+
+// The weights aten::linear reads: the conversion gives each one's transpose to MatMul, which
+// the fold pass computes, so they are transposed on another thread meanwhile. At most 512 MiB
+// of copies at once beside their sources (bigger models fold one at a time).
+std::shared_ptr<TransposesAhead> transpose_linear_weights_ahead(std::vector<at::Tensor> weights,
+                                                                const ExportOptions& options) {
+  constexpr size_t kMaxBytes = size_t{512} << 20;
+  if (!options.do_constant_folding || !options.export_params || options.training == TrainingMode::Train) return nullptr;
+  std::set<const void*> seen;  // a weight two Linears share (tied) is transposed once
+  weights.erase(std::remove_if(weights.begin(), weights.end(),
+                               [&](const at::Tensor& w) {
+                                 return w.scalar_type() != at::kFloat || !seen.insert(w.data_ptr()).second;
+                               }),
+                weights.end());
+  if (weights.empty()) return nullptr;
+  return std::make_shared<TransposesAhead>(std::move(weights), kMaxBytes);
+}
+
+// The weights aten::linear reads as constants of a frozen or traced graph.
+std::vector<at::Tensor> constant_linear_weights(const torch::jit::Graph& graph) {
+  std::vector<at::Tensor> weights;
+  for (const auto* n : graph.nodes()) {
+    if (n->kind() != c10::aten::linear || n->inputs().size() < 2) continue;
+    const auto weight = torch::jit::toIValue(n->input(1));
+    if (weight && weight->isTensor()) weights.push_back(weight->toTensor());
+  }
+  return weights;
 }
 
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
@@ -200,6 +228,9 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   std::optional<CompleteTypes> traced_types;
   if (owned) traced_types.emplace(*frozen.get_method("forward").graph());
   const ModuleTensorReads tensor_reads(*frozen.get_method("forward").graph(), frozen);
+  // Started before freezing, which runs on this thread alone: freezing keeps the module's
+  // tensors as its constants, where the fold pass finds them (and transposes any other itself).
+  out.transposes = transpose_linear_weights_ahead(tensor_reads.read_as(c10::aten::linear, 1), options);
   torch::jit::freeze_module_inplace(&frozen);
   if (traced_types) traced_types->restore(*frozen.get_method("forward").graph());
   tensor_reads.restore(*frozen.get_method("forward").graph());
@@ -332,24 +363,6 @@ std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> g
   return nullptr;
 }
 
-// The weights aten::linear reads as constants: the conversion gives each one's transpose to
-// MatMul, which the fold pass computes, so they are transposed on another thread meanwhile.
-// At most 512 MiB of copies at once beside their sources (bigger models fold one at a time).
-std::shared_ptr<TransposesAhead> transpose_linear_weights_ahead(const torch::jit::Graph& graph,
-                                                                const ExportOptions& options) {
-  constexpr size_t kMaxBytes = size_t{512} << 20;
-  if (!options.do_constant_folding || !options.export_params || options.training == TrainingMode::Train) return nullptr;
-  std::vector<at::Tensor> weights;
-  for (const auto* n : graph.nodes()) {
-    if (n->kind() != c10::Symbol::fromQualString("aten::linear") || n->inputs().size() < 2) continue;
-    const auto weight = torch::jit::toIValue(n->input(1));
-    if (weight && weight->isTensor() && weight->toTensor().scalar_type() == at::kFloat)
-      weights.push_back(weight->toTensor());
-  }
-  if (weights.empty()) return nullptr;
-  return std::make_shared<TransposesAhead>(std::move(weights), kMaxBytes);
-}
-
 void check_input_count(const torch::jit::Graph& graph, size_t given, size_t self_inputs) {
   if (given + self_inputs == graph.inputs().size()) return;
   throw ConfigError("the model's forward takes " + std::to_string(graph.inputs().size() - self_inputs) + " inputs, " +
@@ -457,7 +470,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   numbers_as_tensor_inputs(*graph, loaded.inputs, self_inputs);
   // Quantized inputs arrive after clean_up's pass over quantized values: the float ops that read
   // them are rewritten now.
-  if (unpack_quantized_inputs(*graph, loaded.inputs, self_inputs) > 0) prepare_quantized_graph(*graph, out.tensor_names);
+  if (unpack_quantized_inputs(*graph, loaded.inputs, self_inputs) > 0)
+    prepare_quantized_graph(*graph, out.tensor_names);
   const std::vector<torch::jit::IValue>& inputs = loaded.inputs;
   for (const auto& iv : inputs)
     if (iv.isTensor()) out.example_tensors.push_back(iv.toTensor());
@@ -489,7 +503,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
     run_inputs.assign(inputs.begin(), inputs.end());
   }
   if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
-  out.transposes = transpose_linear_weights_ahead(*graph, options);
+  if (!out.transposes) out.transposes = transpose_linear_weights_ahead(constant_linear_weights(*graph), options);
   try {
     // A graph traced in this process (the Python API's) is typed already: one forward less.
     if (mode.script || !adopt_traced_types(*graph, run_inputs)) record_types(*graph, run_inputs, options.verbose);

@@ -82,14 +82,19 @@ class ConstantMapper {
 
 namespace {
 
-TorchNode view_of(const torch::jit::Node* n, bool static_dims, const std::string& source_location) {
+TorchNode view_of(const torch::jit::Node* n, bool static_dims, const std::string& source_location,
+                  SchemaTexts& schema_texts) {
   TorchNode view;
   view.kind = kind_of(n);
   view.num_inputs = n->inputs().size();
   if (const auto* schema = n->maybeSchema()) {
-    std::ostringstream os;
-    os << *schema;
-    view.schema = os.str();
+    auto [text, added] = schema_texts.try_emplace(schema);
+    if (added) {
+      std::ostringstream os;
+      os << *schema;
+      text->second = os.str();
+    }
+    view.schema = text->second;
     for (const auto& arg : schema->arguments()) view.input_names.push_back(arg.name());
   }
   for (const auto* out : n->outputs()) {
@@ -126,10 +131,9 @@ std::string module_path_from_params(const torch::jit::Node* n, const PreparedGra
 
 // List and tuple plumbing: values go in and come out unchanged, complex or not.
 bool passes_values_through(const torch::jit::Node* n) {
-  static const std::set<c10::Symbol> kinds = {c10::prim::ListConstruct,  c10::prim::ListUnpack,
-                                              c10::prim::TupleConstruct, c10::prim::TupleUnpack,
-                                              c10::prim::TupleIndex,     c10::prim::DictConstruct,
-                                              c10::aten::append,         c10::aten::len};
+  static const std::set<c10::Symbol> kinds = {
+      c10::prim::ListConstruct, c10::prim::ListUnpack,    c10::prim::TupleConstruct, c10::prim::TupleUnpack,
+      c10::prim::TupleIndex,    c10::prim::DictConstruct, c10::aten::append,         c10::aten::len};
   if (kinds.count(n->kind())) return true;
   return n->kind() == c10::aten::__getitem__ && n->input(0)->type()->kind() != c10::TypeKind::TensorType;
 }
@@ -234,8 +238,8 @@ void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o, std::vec
     }
     if (!value)
       throw ConfigError("--dynamic-axes (config: dynamic_axes) names '" + name +
-                            "', which is not an input or output of the model (inputs: " +
-                            joined_names(model.inputs) + "; outputs: " + joined_names(model.outputs) + ")",
+                            "', which is not an input or output of the model (inputs: " + joined_names(model.inputs) +
+                            "; outputs: " + joined_names(model.outputs) + ")",
                         ErrorContext::with_hint("use a graph input or output name; --input NAME:... and "
                                                 "--input-names/--output-names set them"));
     if (!value->type.shape) continue;
@@ -243,15 +247,14 @@ void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o, std::vec
     for (const auto& axis : axes) {
       if (axis.first >= 0 && axis.first < rank) continue;
       if (o.ignore_unknown_dynamic_axes) {
-        warnings.push_back("dynamic_axes gives '" + name + "' axis " + std::to_string(axis.first) + ", but it has rank " +
-                           std::to_string(rank) + ": ignored");
+        warnings.push_back("dynamic_axes gives '" + name + "' axis " + std::to_string(axis.first) +
+                           ", but it has rank " + std::to_string(rank) + ": ignored");
         continue;
       }
-      throw ConfigError("--dynamic-axes (config: dynamic_axes) " + name + ":" + std::to_string(axis.first) + ": '" +
-                              name + "' has rank " +
-                              std::to_string(rank) + ", so its axes are 0.." + std::to_string(rank - 1),
-                          ErrorContext::with_hint("give an axis below the rank (the shape is " +
-                                                  value->type.str() + ")"));
+      throw ConfigError(
+          "--dynamic-axes (config: dynamic_axes) " + name + ":" + std::to_string(axis.first) + ": '" + name +
+              "' has rank " + std::to_string(rank) + ", so its axes are 0.." + std::to_string(rank - 1),
+          ErrorContext::with_hint("give an axis below the rank (the shape is " + value->type.str() + ")"));
     }
   }
 }
@@ -351,8 +354,9 @@ ConvertStats Converter::run() {
       throw ExportError("the model returns '" + out->debugName() +
                             "', a value that is None on some paths (an If gives None in one branch), which "
                             "becomes an ONNX optional output from opset 16",
-                        ErrorContext::for_file(ctx_.model_file, "export with opset 16 or later, or return a tensor "
-                                                                "on every path"));
+                        ErrorContext::for_file(ctx_.model_file,
+                                               "export with opset 16 or later, or return a tensor "
+                                               "on every path"));
     flatten(lookup(out));
   }
   builder_.set_origin(NodeOrigin{});
@@ -452,7 +456,7 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
   const bool fallback = !complex && resolved.fallback;
   if (!entry && !fallback)
     throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(o.opset_version), error_context(n));
-  TorchNode view = view_of(n, static_dims_, origin_source(n));
+  TorchNode view = view_of(n, static_dims_, origin_source(n), schema_texts_);
   if (view.module_path.empty()) view.module_path = module_path_from_params(n, prepared_, attribute_paths_);
   const AliasInfo alias = alias_info_of(n);
   for (size_t i : alias.written_inputs)
@@ -542,8 +546,16 @@ Value* Converter::with_complex_flag(const torch::jit::Value* torch_value, Value*
 Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node* origin,
                                 const std::vector<Value*>& args) {
   const RegistryEntry* entry = ctx_.resolution.helper(kind);
-  ErrorContext ec = error_context(origin);
+  // The source line is looked up only for an error or when recorded: the lookup searches the
+  // model's source text (writes through views call here for every node that makes a view).
+  ErrorContext ec =
+      ErrorContext::for_node(ctx_.model_file, kind_of(origin), module_path(origin), origin_source(origin));
+  const auto with_source = [&]() -> ErrorContext& {
+    if (ec.source.empty()) ec.source = sources_.of(origin);
+    return ec;
+  };
   if (!entry) {
+    with_source();
     ec.hint = "writes through views need " + kind + "; raise --opset or add an op pack that maps it";
     throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(ctx_.options.opset_version) +
                                  " (needed to write back through " + kind_of(origin) + ")",
@@ -562,7 +574,7 @@ Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node*
     return outs[0];
   } catch (Error& e) {
     ec.pack = entry->pack.describe();
-    e.add_context(ec);
+    e.add_context(with_source());
     throw;
   }
 }

@@ -23,6 +23,8 @@ struct AliasInfo {
 AliasInfo alias_info_of(const torch::jit::Node* n);
 
 class ConstantMapper;
+// Each operator schema's printed form, made once per schema (libtorch keeps the schemas for the process).
+using SchemaTexts = std::unordered_map<const c10::FunctionSchema*, std::string>;
 
 class Converter {
  public:
@@ -162,6 +164,7 @@ class Converter {
   bool static_dims_;
   std::unique_ptr<ConstantMapper> constants_;
   mutable SourceLocations sources_;
+  SchemaTexts schema_texts_;
   std::unordered_map<const torch::jit::Value*, Value*> env_;
   // Values None on some paths (their env_ entry is the tensor) -> whether present (bool).
   std::unordered_map<const torch::jit::Value*, Value*> presence_;

@@ -198,7 +198,9 @@ const std::string& GraphBuilder::materialize(Value* value) {
 }
 
 std::string GraphBuilder::unique_node_name(const std::string& op_type) {
-  std::string base = scope_prefix(origin_.module_path) + "/" + op_type;
+  if (origin_.module_path != prefix_of_path_.first)
+    prefix_of_path_ = {origin_.module_path, scope_prefix(origin_.module_path)};
+  std::string base = prefix_of_path_.second + "/" + op_type;
   int& count = name_counts_[base];
   std::string name = count == 0 ? base : base + "_" + std::to_string(count);
   ++count;

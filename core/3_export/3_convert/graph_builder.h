@@ -101,6 +101,7 @@ class GraphBuilder : public Graph {
   std::unordered_map<const Value*, std::string> pending_initializer_names_;
   std::unordered_map<std::string, onnx::TensorProto> constant_data_;  // small constants, for inference
   std::unordered_map<std::string, int> name_counts_;
+  std::pair<std::string, std::string> prefix_of_path_;  // the last module path's node-name prefix
   std::unordered_set<std::string> used_names_;
   std::unordered_set<std::string> schemaless_outputs_;  // outputs of custom-domain ops ONNX has no schema for
   int next_constant_ = 0;
