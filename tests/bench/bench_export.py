@@ -5,7 +5,8 @@ Usage: bench_export.py --onnxport build/bin/onnxport --fixtures build/fixtures/m
            --fixtures build/fixtures/zoo --model alexnet --model resnet ... [--opset 17] [--repeat 3]
            [--markdown docs/benchmarks.md]
 
-The two exporters run alternately (onnxport, torch.onnx, onnxport, ...), each export in a fresh
+The two exporters run alternately (onnxport, torch.onnx, onnxport, ...; each round starts one
+program later than the round before, so each takes every place in turn), each export in a fresh
 process under GNU time (`/usr/bin/time -v`, Debian package `time`), so peak RSS is the whole
 process's high-water mark; medians are reported, with the time ratio and onnxport's slowest
 stages from its --timings line. The .pt files and example inputs come from the fixture
@@ -146,8 +147,11 @@ def bench_model(args, fixtures, name, tmp):
                  theirs),
                 ("floor", floor_command(args, fixtures, manifest, floor_out), floor_out)]
     read_once(os.path.join(fixtures, manifest["model"]))
-    for _ in range(args.repeat):
-        for label, cmd, out in commands:
+    for round_index in range(args.repeat):
+        # Each program takes each place in the round in turn, so none always runs right after
+        # torch.onnx's (which frees 1-2 GB and deletes its output).
+        shift = round_index % len(commands)
+        for label, cmd, out in commands[shift:] + commands[:shift]:
             if cmd is None or (label == "torch.onnx" and args.skip_torch):
                 continue
             seconds, rss, text = timed_run(cmd)
