@@ -976,6 +976,33 @@ class CliTest(unittest.TestCase):
         err = self.misbehave("neg")
         self.assertIn("custom domain 'com.undeclared' that no op pack declared", err)
 
+    def test_write_through_a_view_without_its_scatter_names_the_source_line(self):
+        # Writing back through a slice needs aten::slice_scatter (ScatterND, opset 11): below it the
+        # error names the view's op, its source line (looked up only now, for the message) and the fix.
+        class SliceWrite(torch.nn.Module):
+            def forward(self, x):
+                y = x.clone()
+                y[:, 1:3] = 0.0
+                return y
+
+        torch.jit.script(SliceWrite()).save(path("slice_write.pt"))
+        out = path("slice_write.onnx")
+        r = run("export", path("slice_write.pt"), "-o", out, "--mode", "script", "--input", "x:2x4", "--opset", "10",
+                ok=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("aten::slice_scatter has no mapping at opset 10 (needed to write back through aten::slice)",
+                      r.stderr)
+        self.assertRegex(r.stderr, r"at \S+test_cli\.py:\d+")
+        self.assertIn("slice_write.pt", r.stderr)
+        self.assertIn("raise --opset", r.stderr)
+        self.assertNoLeftovers(out)
+        run("export", path("slice_write.pt"), "-o", out, "--mode", "script", "--input", "x:2x4", "--opset", "11")
+        x = torch.randn(2, 4)
+        save_npy_manifest("slice_write", [x], [SliceWrite()(x)])
+        ok, log = ort_matches(out, "slice_write")
+        self.assertTrue(ok, log)
+
     def test_symbolic_violating_onnx_schema_in_strict_mode(self):
         err = self.misbehave("exp")
         self.assertIn("violates the ONNX schema at opset 17", err)
