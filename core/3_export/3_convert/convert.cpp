@@ -546,16 +546,8 @@ Value* Converter::with_complex_flag(const torch::jit::Value* torch_value, Value*
 Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node* origin,
                                 const std::vector<Value*>& args) {
   const RegistryEntry* entry = ctx_.resolution.helper(kind);
-  // The source line is looked up only for an error or when recorded: the lookup searches the
-  // model's source text (writes through views call here for every node that makes a view).
-  ErrorContext ec =
-      ErrorContext::for_node(ctx_.model_file, kind_of(origin), module_path(origin), origin_source(origin));
-  const auto with_source = [&]() -> ErrorContext& {
-    if (ec.source.empty()) ec.source = sources_.of(origin);
-    return ec;
-  };
   if (!entry) {
-    with_source();
+    ErrorContext ec = error_context(origin);
     ec.hint = "writes through views need " + kind + "; raise --opset or add an op pack that maps it";
     throw UnsupportedOpError(kind + " has no mapping at opset " + std::to_string(ctx_.options.opset_version) +
                                  " (needed to write back through " + kind_of(origin) + ")",
@@ -566,15 +558,18 @@ Value* Converter::call_symbolic(const std::string& kind, const torch::jit::Node*
   view.num_inputs = args.size();
   view.output_types.resize(1);
   view.output_is_scalar.push_back(false);
-  view.module_path = ec.module_path;
-  view.source_location = ec.source;
+  view.module_path = module_path(origin);
+  // The source line only when recorded: the lookup searches the model's source text, and writes
+  // through views call here for every node that makes a view (errors look it up below).
+  view.source_location = origin_source(origin);
   try {
     auto outs = entry->fn(builder_, view, Args(args, view));
     if (outs.size() != 1 || !outs[0]) throw ExportError(kind + " returned " + std::to_string(outs.size()) + " values");
     return outs[0];
   } catch (Error& e) {
+    ErrorContext ec = error_context(origin);
     ec.pack = entry->pack.describe();
-    e.add_context(with_source());
+    e.add_context(ec);
     throw;
   }
 }
