@@ -503,6 +503,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
     run_inputs.assign(inputs.begin(), inputs.end());
   }
   if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
+  // A traced function's graph (no module to read before freezing), or a module whose Linears read
+  // only tensors freezing computed: their weights are the graph's constants.
   if (!out.transposes) out.transposes = transpose_linear_weights_ahead(constant_linear_weights(*graph), options);
   try {
     // A graph traced in this process (the Python API's) is typed already: one forward less.
