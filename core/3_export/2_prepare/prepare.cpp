@@ -20,6 +20,7 @@
 #include "3_export/2_prepare/quantized_weights.h"
 #include "3_export/2_prepare/module_tensor_reads.h"
 #include "3_export/2_prepare/resized_run.h"
+#include "3_export/2_prepare/straight_line_freeze.h"
 
 namespace onnxport::core {
 
@@ -231,7 +232,8 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   // Started before freezing, which runs on this thread alone: freezing keeps the module's
   // tensors as its constants, where the fold pass finds them (and transposes any other itself).
   out.transposes = transpose_linear_weights_ahead(tensor_reads.read_as(c10::aten::linear, 1), options);
-  torch::jit::freeze_module_inplace(&frozen);
+  if (auto forward = frozen.get_method("forward").graph(); !freeze_straight_line_forward(forward, frozen))
+    torch::jit::freeze_module_inplace(&frozen);
   if (traced_types) traced_types->restore(*frozen.get_method("forward").graph());
   tensor_reads.restore(*frozen.get_method("forward").graph());
 
@@ -273,6 +275,12 @@ const torch::jit::Node* first_tuple_node(const torch::jit::Block* block) {
       if (const auto* found = first_tuple_node(b)) return found;
   }
   return nullptr;
+}
+
+bool has_tuples(const torch::jit::Graph& graph) {
+  const auto is_tuple = [](const torch::jit::Value* v) { return v->type()->kind() == c10::TypeKind::TupleType; };
+  return first_tuple_node(graph.block()) || std::any_of(graph.inputs().begin(), graph.inputs().end(), is_tuple) ||
+         std::any_of(graph.outputs().begin(), graph.outputs().end(), is_tuple);
 }
 
 // LowerAllTuples turns an uninitialized tuple (a scripted `if` that assigns a tuple in one branch)
@@ -341,6 +349,10 @@ std::shared_ptr<torch::jit::Graph> clean_up(std::shared_ptr<torch::jit::Graph> g
   // Branches on export-time facts and on None defaults go first: the tuples they hold
   // (an optional LSTM state) are often ones LowerAllTuples cannot flatten.
   decide_export_time_facts(graph);
+  if (!has_tuples(*graph)) {  // nothing to flatten, and constants have just propagated
+    prepare_quantized_graph(*graph, out.tensor_names);
+    return nullptr;
+  }
   auto before = graph->copy();
   try {
     torch::jit::LowerAllTuples(graph);
