@@ -18,16 +18,28 @@ TransposesAhead::TransposesAhead(std::vector<at::Tensor> sources, size_t max_byt
   worker_ = std::thread([this] { run(); });
 }
 
+void TransposesAhead::pause(bool paused) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  paused_ = paused;
+  resumed_.notify_all();
+}
+
 TransposesAhead::~TransposesAhead() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
+    resumed_.notify_all();
   }
   if (worker_.joinable()) worker_.join();
 }
 
 void TransposesAhead::run() {
   for (size_t i = 0; i < sources_.size(); ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      resumed_.wait(lock, [&] { return !paused_ || stop_; });
+      if (stop_) return;
+    }
     at::Tensor t;
     try {
       t = sources_[i].t().contiguous();
@@ -50,6 +62,8 @@ std::optional<at::Tensor> TransposesAhead::take(const at::Tensor& source) {
       continue;
     std::unique_lock<std::mutex> lock(mutex_);
     if (taken_[i]) return std::nullopt;
+    paused_ = false;
+    resumed_.notify_all();
     finished_one_.wait(lock, [&] { return done_ > i; });
     taken_[i] = true;
     at::Tensor result = std::move(results_[i]);

@@ -1,10 +1,10 @@
 #pragma once
-// Weight transposes computed on a second thread while the export does other work. libtorch runs
-// one intra-op thread here, so the export uses one core; folding Transpose(weight) for every
-// Linear (MatMul reads W^T) is a copy of most parameter bytes (swin_t: ~100 MB). Started before
-// a loaded module is frozen (or once a traced graph is prepared), the copies are made while the
-// export freezes, runs the model to record types and converts the graph; the fold pass then
-// takes a finished copy instead of making it.
+// Weight transposes computed on a second thread while the export does other work on one core:
+// folding Transpose(weight) for every Linear (MatMul reads W^T) is a copy of most parameter bytes
+// (swin_t: ~100 MB). Started before a loaded module is frozen (or once a traced graph is
+// prepared), the copies are made while the export freezes and converts the graph; they pause
+// while the model runs to record types, since OpenBLAS's products then use both cores. The fold
+// pass takes a finished copy instead of making it.
 #include <ATen/ATen.h>
 
 #include <condition_variable>
@@ -28,6 +28,9 @@ class TransposesAhead {
   // started here (waiting for it if it is being made); nullopt otherwise. Each is given once.
   std::optional<at::Tensor> take(const at::Tensor& source);
   size_t started() const { return sources_.size(); }
+  // While paused, the worker starts no new transpose: the model's runs use both cores. take()
+  // resumes it, so that it never waits for a paused worker.
+  void pause(bool paused);
 
  private:
   void run();
@@ -37,6 +40,8 @@ class TransposesAhead {
   std::vector<bool> taken_;
   size_t done_ = 0;
   bool stop_ = false;
+  bool paused_ = false;
+  std::condition_variable resumed_;
   std::mutex mutex_;
   std::condition_variable finished_one_;
   std::thread worker_;

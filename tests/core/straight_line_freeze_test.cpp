@@ -1,9 +1,12 @@
 // freeze_straight_line_forward (straight_line_freeze.h) on TorchScript modules defined in the
 // test: which forwards it freezes itself, that their module reads become the module's own
 // tensors and values as constants, and that it leaves every other forward, untouched, to
-// libtorch's freeze_module.
+// libtorch's freeze_module. Also TransposesAhead's pause, which prepare sets while the model runs.
 #include "doctest_torch.h"  // before any libtorch header
 
+#include <thread>
+
+#include "2_eval/transposes_ahead.h"
 #include "3_export/2_prepare/straight_line_freeze.h"
 #include "3_export/2_prepare/torch_graph.h"
 
@@ -142,5 +145,18 @@ def forward(self, x):
     const std::string before = graph->toString();
     CHECK_FALSE(freeze_straight_line_forward(graph, m));
     CHECK(graph->toString() == before);
+  }
+}
+
+TEST_CASE("a transpose taken while the worker is paused is made, not waited for forever") {
+  if (std::thread::hardware_concurrency() < 2) return;  // TransposesAhead starts nothing on one core
+  std::vector<at::Tensor> weights;
+  for (int i = 0; i < 8; ++i) weights.push_back(at::randn({64, 32}));
+  TransposesAhead ahead(weights, size_t{1} << 30);
+  ahead.pause(true);
+  for (const at::Tensor& w : weights) {
+    const auto copy = ahead.take(w);
+    REQUIRE(copy.has_value());
+    CHECK(copy->equal(w.t().contiguous()));
   }
 }

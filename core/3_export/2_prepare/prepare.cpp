@@ -518,6 +518,9 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   // A traced function's graph (no module to read before freezing), or a module whose Linears read
   // only tensors freezing computed: their weights are the graph's constants.
   if (!out.transposes) out.transposes = transpose_linear_weights_ahead(constant_linear_weights(*graph), options);
+  // The model's runs have both cores (OpenBLAS splits its products over two threads): a transpose
+  // beside them slowed swin_t's run by more than it saved.
+  if (out.transposes) out.transposes->pause(true);
   try {
     // A graph traced in this process (the Python API's) is typed already: one forward less.
     if (mode.script || !adopt_traced_types(*graph, run_inputs)) record_types(*graph, run_inputs, options.verbose);
@@ -545,6 +548,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
     throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
                      ErrorContext::with_hint(example_inputs_hint(inputs, options)));
   }
+  if (out.transposes) out.transposes->pause(false);
   out.graph = graph;
   out.resized = run_resized(out, graph_input_names(options, out.example_tensors.size()), options);
   buffers.restore();
