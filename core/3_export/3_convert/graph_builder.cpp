@@ -66,15 +66,16 @@ TensorType type_of_payload(const Value::Constant& c) {
   return t;
 }
 
-// The tensor an ONNX Constant/initializer gets for a constant payload.
-Tensor tensor_of_payload(const Value::Constant& c, const std::string& describe) {
+// The tensor an ONNX Constant/initializer gets for a constant value's payload.
+Tensor tensor_of_payload(const Value& value) {
+  const Value::Constant& c = value.constant();
   if (auto* v = std::get_if<int64_t>(&c)) return Tensor::scalar_int64(*v);
   if (auto* v = std::get_if<double>(&c)) return Tensor::scalar_float(static_cast<float>(*v));
   if (auto* v = std::get_if<bool>(&c)) return Tensor::scalar_bool(*v);
   if (auto* v = std::get_if<std::vector<int64_t>>(&c)) return Tensor::ints(*v);
   if (auto* v = std::get_if<std::vector<double>>(&c)) return Tensor::floats(std::vector<float>(v->begin(), v->end()));
   if (auto* v = std::get_if<Tensor>(&c)) return *v;
-  throw ExportError("cannot use " + describe + " as a tensor input");
+  throw ExportError("cannot use " + value.describe() + " as a tensor input");
 }
 
 void set_attribute(onnx::AttributeProto& p, const ResolvedAttr& a) {
@@ -165,7 +166,7 @@ const std::string& GraphBuilder::materialize(Value* value) {
               "a symbolic must pass list elements or concatenate them");
   if (!v->is_constant()) fail_node("internal: tensor value without a name");
 
-  Tensor t = tensor_of_payload(v->constant(), v->describe());
+  Tensor t = tensor_of_payload(*v);
   TensorType type = type_of_payload(Value::Constant{t});
   std::string name;
   auto pending = pending_initializer_names_.find(v);
@@ -301,7 +302,7 @@ Value* GraphBuilder::fold_small_constants(const OnnxNode& node, const std::vecto
   for (Value* in : inputs) {
     // Parameters stay initializers (training mode, export_params=false); only small values fold.
     if (!in || !in->is_constant() || pending_initializer_names_.count(in)) return nullptr;
-    Tensor t = tensor_of_payload(in->constant(), in->describe());
+    Tensor t = tensor_of_payload(*in);
     if (t.numel() > kMaxInlineConstantElements) return nullptr;
     constants.push_back(std::move(t));
   }
