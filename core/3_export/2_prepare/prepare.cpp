@@ -518,8 +518,8 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   // A traced function's graph (no module to read before freezing), or a module whose Linears read
   // only tensors freezing computed: their weights are the graph's constants.
   if (!out.transposes) out.transposes = transpose_linear_weights_ahead(constant_linear_weights(*graph), options);
-  // The model's runs have both cores (OpenBLAS splits its products over two threads): a transpose
-  // beside them slowed swin_t's run by more than it saved.
+  // The model's runs have both cores (OpenBLAS splits its products over two threads): transposes
+  // beside them made swin_t's whole export slower.
   if (out.transposes) out.transposes->pause(true);
   try {
     // A graph traced in this process (the Python API's) is typed already: one forward less.
