@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Configures and builds everything into ./build (2 parallel jobs; ccache speeds up rebuilds).
+# Configures and builds everything into ./build (2 parallel jobs; ccache speeds up rebuilds), or into
+# $ONNXPORT_BUILD_DIR (tests/debian13.sh builds the Debian 13 tree into build-debian13).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build="${ONNXPORT_BUILD_DIR:-build}"
 # -g1 (line tables: backtraces and sanitizer reports keep file:line) instead of -g's full debug
 # info, which took ~40% of each core file's compile time.
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DONNXPORT_BUILD_CORE=ON -DONNXPORT_BUILD_TESTS=ON -DONNXPORT_BUILD_SAMPLES=ON \
   -DONNXPORT_PACK_FAMILIES="prim;elementwise;tensor;nn;rnn;creation;quantized;reduce;linalg;spectral;torchvision" "$@"
-cmake --build build -j2
+cmake --build "$build" -j2

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/install-deps.sh --with-test-deps
 bash tests/build.sh
-cd build
+cd "${ONNXPORT_BUILD_DIR:-build}"
 # No verdict may depend on the CPU. libtorch and the evaluator reach oneDNN and ATen's vector
 # kernels, which pick code by the CPU's instruction sets (AVX-512 here, AVX2 on an AMD EPYC):
 # capped at AVX2, every x86-64 machine with AVX2 computes the same bits. ONNX Runtime's kernels

@@ -97,6 +97,16 @@ struct KernelEntry {
   Kernel run;
   int since_opset = 1;  // the first opset version of the op this kernel implements
 };
+
+// The kernels implement ONNX's operators as they stand at opsets up to this one. A model of a
+// later opset (ONNX 1.17 has them) may use a newer version of an op (AveragePool-19's dilations,
+// Cast-19's float8 types): such a node has no kernel here, rather than one that computes the
+// older version's meaning.
+constexpr int kLastEvaluatedOpset = 17;
+
+// Whether `op`'s version at `opset` (standard domain) is one the kernels implement: the version
+// ONNX's schemas give for that opset began at kLastEvaluatedOpset or before.
+bool implements_version_at(const std::string& op, int opset);
 using KernelTable = std::unordered_map<std::string, KernelEntry>;
 
 // Every standard-domain kernel, filled once from the families below (std::logic_error if two

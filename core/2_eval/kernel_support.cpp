@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <onnx/defs/schema.h>
+
 #include "2_eval/kernel.h"
 
 namespace onnxport::core::eval {
@@ -293,6 +295,12 @@ const KernelTable& standard_kernels() {
     return all;
   }();
   return table;
+}
+
+bool implements_version_at(const std::string& op, int opset) {
+  if (opset <= kLastEvaluatedOpset) return true;
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(op, opset, "");
+  return schema == nullptr || schema->SinceVersion() <= kLastEvaluatedOpset;
 }
 
 }  // namespace onnxport::core::eval

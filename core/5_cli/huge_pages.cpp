@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "1_base/torch_release.h"
+
 namespace onnxport::cli {
 
 namespace {
@@ -17,26 +19,19 @@ constexpr size_t kAdviseFrom = 4 * kHugePage;
 // Measured here without the advice, torch::jit::load took 1.5-2.5x as long (alexnet, vit_b_16,
 // a 3.2 GB MLP). The buffers stay the base allocator's (same pointer, same deleter); only the
 // whole 2 MiB pages inside a buffer are advised, so nothing outside it changes.
-class HugePageAdvisingAllocator final : public c10::Allocator {
+class HugePageAdvisingAllocator final : public core::torch_release::ForwardingAllocator {
  public:
-  explicit HugePageAdvisingAllocator(c10::Allocator* base) : base_(base) {}
+  using ForwardingAllocator::ForwardingAllocator;
 
-  c10::DataPtr allocate(size_t n) const override {
-    c10::DataPtr buffer = base_->allocate(n);
-    if (n >= kAdviseFrom && buffer.get() != nullptr) {
-      const auto start = reinterpret_cast<uintptr_t>(buffer.get());
-      const uintptr_t first = (start + kHugePage - 1) & ~(kHugePage - 1);
-      const uintptr_t last = (start + n) & ~(kHugePage - 1);
-      // Advice only: if the kernel refuses it (THP off), the buffer works as before.
-      if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-    }
-    return buffer;
+ protected:
+  void after_allocate(const c10::DataPtr& buffer, size_t n) const override {
+    if (n < kAdviseFrom || buffer.get() == nullptr) return;
+    const auto start = reinterpret_cast<uintptr_t>(buffer.get());
+    const uintptr_t first = (start + kHugePage - 1) & ~(kHugePage - 1);
+    const uintptr_t last = (start + n) & ~(kHugePage - 1);
+    // Advice only: if the kernel refuses it (THP off), the buffer works as before.
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
   }
-
-  c10::DeleterFnPtr raw_deleter() const override { return base_->raw_deleter(); }
-
- private:
-  c10::Allocator* base_;
 };
 
 }  // namespace

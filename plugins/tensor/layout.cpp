@@ -1,5 +1,6 @@
 // Layout changes without arithmetic: flip/roll/rot90, movedim/numpy_T, unfold, repeat_interleave,
 // tensor_split/hsplit/vsplit/dsplit, atleast_Nd, meshgrid, broadcast_tensors, as_strided, ...
+#include <algorithm>
 #include <limits>
 #include <optional>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sanitizer stage: builds SOURCE into BUILD with clang-14, AddressSanitizer +
+# The sanitizer stage: builds SOURCE into BUILD with clang ($CC/$CXX, default clang-14), AddressSanitizer +
 # UndefinedBehaviorSanitizer and libFuzzer's coverage instrumentation (one tree serves both),
 # then runs under it: the unit tests, the evaluator's tests, the write-safety CLI tests, the
 # robustness catalogue and every export of the per-op suite (fixtures from MAIN_BUILD:
@@ -22,7 +22,7 @@ if [ "$step" = all ] || [ "$step" = build ]; then
   # -O1 -g1: the optimisation level ASan's documentation suggests, and line tables only (reports
   # keep file:line) instead of full debug info.
   cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 \
+    -DCMAKE_CXX_COMPILER="${CXX:-clang++-14}" -DCMAKE_C_COMPILER="${CC:-clang-14}" \
     -DONNXPORT_SANITIZE=ON -DONNXPORT_FUZZ=ON -DONNXPORT_BUILD_SAMPLES=OFF -DONNXPORT_BUILD_PYTHON=OFF \
     -DONNXPORT_PACK_FAMILIES="prim;elementwise;tensor;nn;rnn;creation;quantized;reduce;linalg;spectral;torchvision" >/dev/null
   cmake --build "$build" -j2

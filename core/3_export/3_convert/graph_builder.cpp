@@ -3,6 +3,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "1_base/onnx_release.h"
 #include "3_export/3_convert/custom_schemas.h"
 #include "onnxport/errors.h"
 
@@ -489,11 +490,16 @@ void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain
   const std::string op = domain.empty() ? node.proto.op_type() : domain + "::" + node.proto.op_type();
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), version, domain);
   if (!schema) {
+    // The op's first version, not its latest (Schema(op, domain)): ONNX 1.17 has GridSample-20 and
+    // -22, and the opset to ask for is 16, where it began.
+    const onnx::OpSchema* first = nullptr;
     const auto* latest = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), domain);
+    for (int v = version + 1; latest && !first && v <= latest->since_version(); ++v)
+      first = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), v, domain);
     reject_by_schema("ONNX has no operator '" + op + "' at " + at + std::to_string(version),
-                     latest ? "it exists from " + at + std::to_string(latest->since_version()) + "; export with " +
-                                  flag + std::to_string(latest->since_version()) + " or later"
-                            : "check the op name in the symbolic");
+                     first ? "it exists from " + at + std::to_string(first->since_version()) + "; export with " +
+                                 flag + std::to_string(first->since_version()) + " or later"
+                           : "check the op name in the symbolic");
   }
   if (!options_.strict) return;
   if (schema->Deprecated())
@@ -523,7 +529,7 @@ void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& ou
     untyped_input = untyped_input || schemaless_outputs_.count(in);
     if (auto it = constant_data_.find(in); it != constant_data_.end()) data[in] = &it->second;
   }
-  onnx::shape_inference::InferenceContextImpl ctx(node.proto, types, data, sparse, nullptr, nullptr);
+  auto ctx = onnx_release::node_inference_context(node.proto, types, data, sparse);
   try {
     schema->GetTypeAndShapeInferenceFunction()(ctx);
   } catch (const std::exception& e) {
