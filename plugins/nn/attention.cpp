@@ -55,7 +55,9 @@ std::vector<Value*> project_qkv(Graph& g, Value* q, Value* k, Value* v, const At
 }
 
 // The mask as a bool tensor broadcastable to the [B, H, L, S] scores, or nullptr without one.
-// mask_type 1: key padding mask [B, S]; 0: attention mask [L, S], [B, L, S] or [B, H, L, S].
+// mask_type 1: key padding mask [B, S]; 0: attention mask [L, S], [B, L, S] or [B, H, L, S];
+// 2: the attention and padding masks merged into one of the scores' shape (PyTorch 2.x's
+// nn.MultiheadAttention.merge_masks), taken as 0 is.
 Value* score_mask(Graph& g, const TorchNode& n, Value* mask, std::optional<int64_t> mask_type) {
   if (!mask) return nullptr;
   if (!mask_type) fail_node(n, "a mask needs mask_type (0: attention mask, 1: key padding mask), got None");
@@ -65,8 +67,10 @@ Value* score_mask(Graph& g, const TorchNode& n, Value* mask, std::optional<int64
     if (rank != 2) fail_node(n, "a key padding mask (mask_type 1) is [batch, source length], got " + mask->describe());
     return unsqueeze(g, m, {1, 2});
   }
-  if (*mask_type != 0) fail_node(n, "mask_type is 0 or 1, got " + std::to_string(*mask_type));
-  if (rank < 2 || rank > 4) fail_node(n, "an attention mask (mask_type 0) has rank 2 to 4, got " + mask->describe());
+  if (*mask_type != 0 && *mask_type != 2) fail_node(n, "mask_type is 0, 1 or 2, got " + std::to_string(*mask_type));
+  if (rank < 2 || rank > 4)
+    fail_node(
+        n, "an attention mask (mask_type " + std::to_string(*mask_type) + ") has rank 2 to 4, got " + mask->describe());
   return rank == 3 ? unsqueeze(g, m, {1}) : m;
 }
 

@@ -22,6 +22,7 @@ void add_padding(Registrar& r);        // pad, constant_pad_nd, reflection/repli
 void add_loss(Registrar& r);           // nll/cross-entropy/bce/kl_div/mse/l1/smooth_l1/huber losses
 void add_margin_loss(Registrar& r);    // multi_margin_loss, multilabel_margin_loss
 void add_attention(Registrar& r);      // _native_multi_head_attention, _transformer_encoder_layer_fwd
+void add_scaled_dot_product_attention(Registrar& r);  // scaled_dot_product_attention (PyTorch 2.0 on)
 
 // Shared by the files above (common.cpp).
 

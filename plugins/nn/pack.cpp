@@ -15,4 +15,5 @@ ONNXPORT_OP_PACK(nn, "1.0.0") {
   onnxport::nn::add_loss(r);
   onnxport::nn::add_margin_loss(r);
   onnxport::nn::add_attention(r);
+  onnxport::nn::add_scaled_dot_product_attention(r);
 }

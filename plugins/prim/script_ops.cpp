@@ -221,6 +221,15 @@ std::vector<Value*> constant_split(Graph& g, const TorchNode& n, const Args& a) 
 
 // aten::__contains__(list, item): `item in list`, static when both are constants.
 Value* contains(Graph& g, const TorchNode& n, const Args& a) {
+  if (auto item = a.at(1)->maybe_string()) {  // PyTorch 2.x's `x.device.type in ["cpu", "cuda", ...]`
+    bool found = false;
+    for (const Value* v : a.list(0)) {
+      const auto s = v->maybe_string();
+      if (!s) fail_node(n, "`in` over strings needs each of them known at export, got " + v->describe());
+      found = found || *s == *item;
+    }
+    return g.constant(Tensor::scalar_bool(found));
+  }
   if (auto values = a.at(0)->maybe_floats(); values && a.at(1)->maybe_float()) {
     const double item = *a.at(1)->maybe_float();
     return g.constant(Tensor::scalar_bool(std::find(values->begin(), values->end(), item) != values->end()));

@@ -152,6 +152,14 @@ def s_tolist(x: Tensor):
     return torch.tensor(sizes), x * len(values)
 
 
+def s_device_type_in(x: Tensor):
+    # PyTorch 2.x's nn.MultiheadAttention checks `x.device.type in ["cpu", "cuda", ...]`: a string in
+    # a list of strings, both known at export.
+    if x.device.type in ["cpu", "cuda"]:
+        return x * 2.0
+    return x
+
+
 def s_uninitialized(x: Tensor):
     # An early return inside a loop leaves the loop's other results uninitialized on that path.
     for i in range(x.size(0)):
@@ -172,6 +180,7 @@ case("checks_and_refinements", ["prim::RaiseException", "aten::format", "warn", 
                                 "__isnot__", "prim::unchecked_cast", "prim::max", "prim::min"],
      [f32(3, 4)], s_checks, script=True, since=11, fails={9: "different shapes in the two branches"})
 case("tolist", ["prim::tolist"], [f32(3, 4)], s_tolist, script=True)
+case("str_in_str_list", ["__contains__"], [f32(2, 3)], s_device_type_in, script=True)
 case("optional_from_branch", ["prim::If", "__is__", "__isnot__", "prim::unchecked_cast"], [f32(3, 4)],
      s_optional_from_branch, script=True, since=11, fails={9: "different shapes in the two branches"})
 case("optional_by_batch", ["prim::If", "__isnot__", "prim::unchecked_cast"], [f32(2, 3)], s_optional_by_batch,

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "1_base/input_file.h"
+#include "1_base/torch_release.h"
+#include "3_export/1_load/newer_operators.h"
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
 
@@ -83,6 +85,33 @@ void load_known_library(const OpLibrary& library, const std::string& model, cons
   load_op_library(*file);
 }
 
+// The op the TorchScript compiler's error names as unknown ("Unknown builtin op: vendor::fancy."), if any.
+std::optional<std::string> unknown_operator(const std::string& error) {
+  const std::string marker = "Unknown builtin op: ";
+  const auto at = error.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  const auto start = at + marker.size();
+  std::string op = error.substr(start, error.find_first_of(" \n", start) - start);
+  while (!op.empty() && op.back() == '.') op.pop_back();
+  return op.empty() ? std::nullopt : std::optional<std::string>(op);
+}
+
+// One line instead of the compiler's report: the op, the file, and what would make the op known. An
+// aten/prim op is usually one of a newer PyTorch that newer_operators.cpp does not register (yet).
+ModelError unknown_operator_error(const std::string& path, const std::string& op) {
+  const std::string ns = op.substr(0, op.find("::"));
+  const bool pytorch_op = ns == "aten" || ns == "prim";
+  const std::string registering =
+      pytorch_op ? std::string("save the model with PyTorch ") + torch_release::kVersion +
+                       ", or load a library that registers " + op
+                 : "load the library that registers " + ns + " ops";
+  return ModelError(
+      "cannot load TorchScript model '" + path + "': it calls " + op +
+          ", which neither libtorch " + torch_release::kVersion + " nor onnxport knows",
+      ErrorContext::for_file(path, registering + " with --load-op-library LIB.so, and an op pack that maps " + op +
+                                       " with --plugin-dir DIR"));
+}
+
 torch::jit::Module load_torchscript(const std::string& path) {
   // A model may call the ops of several known libraries: the compiler names one unknown op at a
   // time. A library that was loaded and still leaves its ops unknown is not retried.
@@ -104,6 +133,7 @@ torch::jit::Module load_torchscript(const std::string& path) {
 
 torch::jit::Module load_torchscript_file(const std::string& path) {
   require_regular_file(path, "the model", "give the path of a TorchScript file saved with torch.jit.save");
+  register_newer_operators_once();  // a newer PyTorch's file may call them
   try {
     return load_torchscript(path);
   } catch (const Error&) {
@@ -113,7 +143,7 @@ torch::jit::Module load_torchscript_file(const std::string& path) {
         "cannot load TorchScript model '" + path + "': " + first_line(e.what_without_backtrace()),
         ErrorContext::for_file(path, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save()"));
   } catch (const std::exception& e) {
-    // The TorchScript compiler reports unknown ops ("Unknown builtin op: vendor::fancy").
+    if (auto op = unknown_operator(e.what())) throw unknown_operator_error(path, *op);
     throw ModelError("cannot load TorchScript model '" + path + "': " + first_line(e.what()),
                      ErrorContext::for_file(path,
                                             "if the model uses custom torch ops, load the library that registers "
