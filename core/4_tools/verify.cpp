@@ -3,6 +3,8 @@
 // node by node, through a second conversion of the model that maps ONNX values to TorchScript's.
 #include "onnxport/verify.h"
 
+#include <torch/csrc/jit/runtime/graph_executor.h>
+
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -213,6 +215,10 @@ SampleCheck check_sample(torch::jit::Module& module, const core::eval::ModelEval
                          const std::vector<bool>& sequence_outputs, const core::ModelInputs& inputs,
                          const VerifyOptions& options, const std::string& onnx_path) {
   std::vector<EvalValue> expected;
+  // The graph as written, without the executor's optimizations: from the second call on, libtorch
+  // 2.6's profiling executor specializes and fuses it, which took minutes for a small ViT (and
+  // would check libtorch's fused kernels rather than the model).
+  const torch::jit::GraphOptimizerEnabledGuard as_written(false);
   flatten_outputs(module.forward(forward_arguments(module, inputs.tensors)), sequence_outputs, expected);
   const auto feeds = core::as_onnx_inputs(inputs.tensors);
   const auto actual = evaluator.run(std::vector<EvalValue>(feeds.begin(), feeds.end()));
