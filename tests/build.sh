@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${ONNXPORT_BUILD_DIR:-build}"
+# ccache keys on paths relative to the tree, so another checkout of it (CI's clone) reuses the
+# compiles of this one (ccache's manual, "Compiling in different directories").
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 # -g1 (line tables: backtraces and sanitizer reports keep file:line) instead of -g's full debug
 # info, which took ~40% of each core file's compile time.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
