@@ -24,8 +24,6 @@ struct Attention {
   Value* weights;  // softmax probabilities per head, [B, H, L, S]
 };
 
-bool flag(const Args& a, size_t i, bool fallback) { return a.is_none(i) ? fallback : a.b(i); }
-
 // x @ w^T + b (b may be absent).
 Value* project(Graph& g, Value* x, Value* w, Value* b) {
   Value* y = g.op("MatMul", {x, transpose(g, w, {1, 0})});

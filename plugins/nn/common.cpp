@@ -3,6 +3,8 @@
 
 namespace onnxport::nn {
 
+bool flag(const Args& a, size_t i, bool fallback) { return a.is_none(i) ? fallback : a.b(i); }
+
 std::string reduction_name(const Args& a, size_t i) {
   const int64_t r = a.is_none(i) ? 1 : a.i(i);
   if (r == 0) return "none";

@@ -31,6 +31,9 @@ void add_scaled_dot_product_attention(Registrar& r);  // scaled_dot_product_atte
 std::string reduction_name(const Args& a, size_t i);
 Value* reduce_loss(Graph& g, Value* loss, const std::string& reduction);
 
+// A bool argument that may be None (then `fallback`).
+bool flag(const Args& a, size_t i, bool fallback);
+
 // A per-spatial-dim int list argument: a single value is repeated n times (the int[2] schema
 // accepts `1` for `[1, 1]`); an absent/None argument gives `fallback` repeated.
 std::vector<int64_t> per_dim(const Args& a, size_t i, size_t n, int64_t fallback);

@@ -27,8 +27,6 @@ namespace {
 
 using namespace helpers;
 
-bool flag(const Args& a, size_t i, bool fallback) { return a.is_none(i) ? fallback : a.b(i); }
-
 // The scale as a 0-d tensor of q's dtype: the given one, or 1/sqrt(E) of q [..., L, E].
 Value* attention_scale(Graph& g, const Args& a, Value* q) {
   if (!a.is_none(6)) {

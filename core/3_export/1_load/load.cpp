@@ -54,10 +54,23 @@ const std::vector<OpLibrary>& known_op_libraries() {
   return libraries;
 }
 
+// The op the TorchScript compiler's error names as unknown ("Unknown builtin op: vendor::fancy."), if any.
+std::optional<std::string> unknown_operator(const std::string& error) {
+  const std::string marker = "Unknown builtin op: ";
+  const auto at = error.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  const auto start = at + marker.size();
+  std::string op = error.substr(start, error.find_first_of(" \n", start) - start);
+  while (!op.empty() && op.back() == '.') op.pop_back();
+  return op.empty() ? std::nullopt : std::optional<std::string>(op);
+}
+
 // The known library whose ops the TorchScript compiler's error says are unknown, if any.
 const OpLibrary* library_missing_from(const std::string& error) {
+  const auto op = unknown_operator(error);
+  if (!op) return nullptr;
   for (const OpLibrary& library : known_op_libraries())
-    if (error.find("Unknown builtin op: " + library.ns + "::") != std::string::npos) return &library;
+    if (op->rfind(library.ns + "::", 0) == 0) return &library;
   return nullptr;
 }
 
@@ -83,17 +96,6 @@ void load_known_library(const OpLibrary& library, const std::string& model, cons
                          model, "install " + library.package + ", or pass its library with --load-op-library PATH"));
   }
   load_op_library(*file);
-}
-
-// The op the TorchScript compiler's error names as unknown ("Unknown builtin op: vendor::fancy."), if any.
-std::optional<std::string> unknown_operator(const std::string& error) {
-  const std::string marker = "Unknown builtin op: ";
-  const auto at = error.find(marker);
-  if (at == std::string::npos) return std::nullopt;
-  const auto start = at + marker.size();
-  std::string op = error.substr(start, error.find_first_of(" \n", start) - start);
-  while (!op.empty() && op.back() == '.') op.pop_back();
-  return op.empty() ? std::nullopt : std::optional<std::string>(op);
 }
 
 // One line instead of the compiler's report: the op, the file, and what would make the op known. An
