@@ -65,6 +65,7 @@ exec unshare --mount --propagation private bash -c '
   mount --bind "$tree" "$root$tree"
   exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LANG=C.UTF-8 CI="${CI:-}" ONNXPORT_BUILD_DIR=build-debian13 ONNXPORT_BUILD_TARGETS="${ONNXPORT_BUILD_TARGETS:-}" \
+    ONNXPORT_CMAKE_ARGS="${ONNXPORT_CMAKE_ARGS:-}" \
     ${ONEDNN_MAX_CPU_ISA:+ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA} ${ATEN_CPU_CAPABILITY:+ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY} \
     bash -c "cd \"\$0\" && exec \"\$@\"" "$tree" "$@"
 ' debian13 "$root" "$tree" "${inner[@]}"
