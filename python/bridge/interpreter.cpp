@@ -6,7 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "bridge_source.h"  // generated from python/onnxport/_bridge.py: kBridgeSource
+#include "bridge_source.h"  // generated from python/onnxport/_torch_release.py and _bridge.py: kBridgeSources
 
 namespace py = pybind11;
 
@@ -52,9 +52,10 @@ py::module_ bridge_module() {
   auto m = py::reinterpret_borrow<py::module_>(py::module_::import("types").attr("ModuleType")("onnxport._bridge"));
   m.attr("__file__") = "onnxport/_bridge.py";
   try {
-    // compiled under its own name, so that tracebacks (and the frames errors name) say which file
-    const py::object code = py::module_::import("builtins").attr("compile")(kBridgeSource, "onnxport/_bridge.py", "exec");
-    py::module_::import("builtins").attr("exec")(code, m.attr("__dict__"));
+    // each compiled under its own name, so that tracebacks (and the frames errors name) say which file
+    const py::module_ builtins = py::module_::import("builtins");
+    for (const BridgeSource& source : kBridgeSources)
+      builtins.attr("exec")(builtins.attr("compile")(source.text, source.file, "exec"), m.attr("__dict__"));
   } catch (py::error_already_set& e) {
     throw std::runtime_error("Python op packs need torch (Debian's python3-torch) importable by " ONNXPORT_PYTHON_SONAME
                              ": " + first_line(e.what()) + " — install python3-torch, or remove the .py pack");

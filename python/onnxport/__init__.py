@@ -20,7 +20,7 @@ import warnings
 
 import torch
 
-from . import _onnxport
+from . import _onnxport, _torch_release
 
 ExportError = _onnxport.ExportError
 
@@ -325,8 +325,9 @@ def _trace(model, args):
     torch.jit._trace._trace_module_map = scopes  # nn.Module._slow_forward pushes each module's scope
     try:
         module = _onnxport.traced_module_skeleton(model)
-        module._create_method_from_trace("forward", model, args, torch.jit._trace._create_interpreter_name_lookup_fn(0),
-                                         False, False, torch.jit._trace.get_callable_argument_names(model.forward))
+        _torch_release.create_method_from_trace(module, "forward", model, args,
+                                                torch.jit._trace._create_interpreter_name_lookup_fn(0),
+                                                torch.jit._trace.get_callable_argument_names(model.forward))
     finally:
         torch.jit._trace._trace_module_map = recording_scopes
     return module

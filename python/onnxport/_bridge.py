@@ -3,7 +3,8 @@ functions run unchanged, on real torch._C graphs, and what they build is handed 
 as plain data, which replays it into onnxport's graph with g.op.
 
 The bridge library compiles this file in and runs it as the module `onnxport._bridge`, in the
-embedded interpreter of the command line or in the Python process that imported onnxport.
+embedded interpreter of the command line or in the Python process that imported onnxport, after
+_torch_release.py in the same module: `graph_context` comes from there.
 
 One symbolic call: a scratch torch._C.Graph gets one value per argument of the TorchScript node,
 made the way torch.onnx's own conversion presents them (typed tensors as graph inputs, constants
@@ -19,7 +20,7 @@ import torch
 from torch import _C
 from torch.onnx import symbolic_helper
 from torch.onnx._globals import GLOBALS
-from torch.onnx._internal import jit_utils, registration
+from torch.onnx._internal import registration
 
 # onnxport's DType numbering is ONNX's TensorProto.DataType.
 _TORCH_DTYPES = {1: torch.float32, 2: torch.uint8, 3: torch.int8, 5: torch.int16, 6: torch.int32, 7: torch.int64,
@@ -514,8 +515,7 @@ def run_symbolic(key, opset, op_name, arguments, output_types, attributes):
         original = scratch.graph.create(op_name, inputs, len(output_types))
         for out, (dtype, dims) in zip(original.outputs(), output_types):
             out.setType(_tensor_type(dtype, dims))
-        context = jit_utils.GraphContext(graph=scratch.graph, block=scratch.graph.block(), opset=opset,
-                                         original_node=original, params_dict={}, env={})
+        context = graph_context(scratch.graph, opset, original)
         with _Globals(opset):
             if key == PYTHON_OP_KEY:
                 result = _python_op(context, inputs, attributes)
