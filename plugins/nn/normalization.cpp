@@ -6,6 +6,8 @@
 //   - batch statistics, training export (Graph::training()) -> BatchNormalization in training mode
 //   - batch statistics, inference export -> the statistics are computed with ReduceMean and fed to
 //     inference-mode BatchNormalization, so the graph needs no training support
+#include <limits>
+
 #include "nn.h"
 #include "onnxport/helpers.h"
 
@@ -226,6 +228,19 @@ std::vector<Value*> native_batch_norm(Graph& g, const TorchNode& n, const Args& 
   return {y, reshape(g, r.mean, std::vector<int64_t>{-1}), reshape(g, r.rstd, std::vector<int64_t>{-1})};
 }
 
+// rms_norm(input, normalized_shape, weight, eps) (PyTorch 2.4): x / sqrt(mean(x^2) + eps) over the
+// trailing dims, times weight. eps None is the machine epsilon of the type PyTorch computes in:
+// double's for double, float's for float, half and bfloat16.
+Value* rms_norm(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  const double eps = !a.is_none(3)                          ? a.f(3)
+                     : float_dtype_of(x) == DType::Double ? std::numeric_limits<double>::epsilon()
+                                                          : std::numeric_limits<float>::epsilon();
+  Value* mean_square = reduce(g, "ReduceMean", g.op("Mul", {x, x}), trailing_axes(static_cast<int64_t>(a.is(1).size())), true);
+  Value* rms = g.op("Sqrt", {g.op("Add", {mean_square, scalar_like(g, eps, x)})});
+  return affine(g, g.op("Div", {x, rms}), a.optional_tensor(2), nullptr);
+}
+
 }  // namespace
 
 Value* layer_norm(Graph& g, Value* x, const std::vector<int64_t>& normalized_shape, Value* w, Value* b, double eps) {
@@ -244,6 +259,7 @@ void add_normalization(Registrar& r) {
   r.add("aten::native_group_norm", 9, native_group_norm);
   r.add("aten::_weight_norm", 9, weight_norm);
   r.add("aten::native_batch_norm", 9, native_batch_norm);
+  r.add("aten::rms_norm", 9, rms_norm);
 }
 
 }  // namespace onnxport::nn

@@ -225,17 +225,39 @@ def vit_b_16():
 
 # ---------------------------------------------------------------- the cases
 
+SDPA = "aten::scaled_dot_product_attention"
+
+
+class RmsNormBlock(nn.Module):
+    """nn.RMSNorm (PyTorch 2.4) over the last two dims with random weights, then F.rms_norm with the
+    default eps on values small enough that the default shows (float32's epsilon, 1.2e-7, against a
+    mean square near 1e-6)."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.RMSNorm([5, 8], eps=1e-5)
+        with torch.no_grad():
+            self.norm.weight.normal_()
+
+    def forward(self, x):
+        return F.rms_norm(self.norm(x) * 1e-3, [8])
+
+
 class Case:
     """One fixture: a module and its inputs; `mode` trace or script; `grad` traces with autograd on,
     as a user does who traces without torch.no_grad() (the fused fast paths then stay out and the
-    attention modules call aten::scaled_dot_product_attention). `calls_sdpa`: the saved graph must
-    call it (nn.MultiheadAttention computes the weights it returns without it)."""
+    attention modules call aten::scaled_dot_product_attention). `calls`: an operator the saved graph
+    must call (nn.MultiheadAttention computes the weights it returns without SDPA: None).
+    `float64_reference`: the expected outputs are the model's in float64 (cast back), else the
+    eager float32 ones (where float64 means something else: rms_norm's default eps is the
+    epsilon of the input's dtype)."""
 
     def __init__(self, seed, make_model, make_args, names, mode="trace", grad=True, rtol=1e-4, atol=1e-5,
-                 export_args=(), export_inputs=None, calls_sdpa=True):
+                 export_args=(), export_inputs=None, calls=SDPA, float64_reference=True):
         self.seed, self.make_model, self.make_args, self.names = seed, make_model, make_args, names
         self.mode, self.grad, self.rtol, self.atol = mode, grad, rtol, atol
-        self.calls_sdpa = calls_sdpa
+        self.calls = calls
+        self.float64_reference = float64_reference
         self.export_args, self.export_inputs = list(export_args), export_inputs
 
 
@@ -283,10 +305,10 @@ CASES = {
                            ["x", "attn_mask", "key_padding_mask"]),
     "mha_need_weights": Case(25, lambda: MhaBothMasksWeights(True),
                              lambda: (tokens(3, 6), bool_attn_mask(6), padding(3, 6)),
-                             ["x", "attn_mask", "key_padding_mask"], calls_sdpa=False),
+                             ["x", "attn_mask", "key_padding_mask"], calls=None),
     "mha_need_weights_per_head": Case(26, lambda: MhaAttnMaskWeights(True, average_attn_weights=False),
                                       lambda: (tokens(2, 6), torch.randn(8, 6, 6)), ["x", "attn_mask"],
-                                      calls_sdpa=False),
+                                      calls=None),
     "mha_cross": Case(27, MhaCross, lambda: (torch.randn(5, 2, 32), torch.randn(7, 2, 24), padding(2, 7)),
                       ["query", "memory", "key_padding_mask"]),
     "mha_script": Case(28, lambda: MhaKeyPadding(False), lambda: (tokens(3, 6), padding(3, 6)),
@@ -311,6 +333,11 @@ CASES = {
                                   export_args=["--dynamic-axes", "src:0=batch,1=length"],
                                   export_inputs=["src:3x5x32:float32"]),
     "encoder_layer_script": Case(45, EncoderLayer, lambda: (tokens(2, 7),), ["src"], mode="script"),
+
+    "rms_norm": Case(70, RmsNormBlock, lambda: (torch.randn(2, 3, 5, 8),), ["x"], calls="aten::rms_norm",
+                     float64_reference=False),
+    "rms_norm_script": Case(71, RmsNormBlock, lambda: (torch.randn(2, 3, 5, 8),), ["x"], mode="script",
+                            calls="aten::rms_norm", float64_reference=False),
 
     "vit_small": Case(60, small_vit, lambda: (torch.randn(2, 3, 32, 32),), ["images"], rtol=1e-3, atol=1e-4),
     "vit_b_16": Case(61, vit_b_16, lambda: (torch.randn(1, 3, 224, 224),), ["images"], rtol=1e-3, atol=1e-4),
@@ -348,9 +375,9 @@ def build(name, out_dir):
         raise RuntimeError(f"{name}: the saved module does not reproduce the eager outputs")
     if not all(torch.isfinite(t).all() for t in reference):
         raise RuntimeError(f"{name}: the outputs hold inf or nan")
-    expected = [r.to(e.dtype) for r, e in zip(reference, eager)]
-    if case.calls_sdpa and "aten::scaled_dot_product_attention" not in str(saved.inlined_graph):
-        raise RuntimeError(f"{name}: the saved graph calls no aten::scaled_dot_product_attention")
+    expected = [r.to(e.dtype) for r, e in zip(reference, eager)] if case.float64_reference else eager
+    if case.calls and case.calls not in str(saved.inlined_graph):
+        raise RuntimeError(f"{name}: the saved graph calls no {case.calls}")
 
     saved.save(os.path.join(out_dir, f"{name}.pt"))
     inputs = save_arrays(out_dir, f"{name}.in", list(args))

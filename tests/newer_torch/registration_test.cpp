@@ -1,7 +1,7 @@
 // The load stage's registration of operators a newer PyTorch writes (core/3_export/1_load/
-// newer_operators.cpp): on libtorch 1.13 aten::scaled_dot_product_attention is missing until it is
-// registered, TorchScript then compiles calls of it in every form the newer releases write, and its
-// kernel matches attention computed here with other ATen ops; where an operator is known already
+// newer_operators.cpp): on libtorch 1.13 aten::scaled_dot_product_attention and aten::rms_norm are
+// missing until they are registered, TorchScript then compiles calls of them in every form the newer
+// releases write, and their kernels match the operation computed here with other ATen ops; where an operator is known already
 // (libtorch 2.6, or a second call) nothing is registered.
 #include "../core/doctest_torch.h"
 
@@ -15,6 +15,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "3_export/1_load/newer_operator_kernels.h"
 #include "3_export/1_load/newer_operators.h"
@@ -26,6 +28,7 @@ using onnxport::core::NewerOperatorStatus;
 using Outcome = NewerOperatorStatus::Outcome;
 
 const char* kSdpa = "aten::scaled_dot_product_attention";
+const char* kRmsNorm = "aten::rms_norm";
 
 bool dispatcher_has(const char* name, const char* overload = "") {
   return c10::Dispatcher::singleton().findSchema({name, overload}).has_value();
@@ -66,30 +69,44 @@ void check_close(const at::Tensor& got, const at::Tensor& want) {
 
 }  // namespace
 
+// Each entry's schema as PyTorch 2.6 declares it (its native_functions.yaml).
+const std::vector<std::pair<const char*, const char*>> kReleaseSchemas = {
+    {kSdpa,
+     "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+     "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"},
+    {kRmsNorm, "aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor"},
+};
+
 TEST_CASE("a newer operator the dispatcher lacks is registered, once, with the newer release's schema") {
-  const bool had = dispatcher_has(kSdpa);
-  // On libtorch 1.13 the operator must be missing before: else this test would check nothing there.
-  if (onnxport::core::torch_release::kMajor < 2) REQUIRE_FALSE(had);
+  const auto& table = onnxport::core::newer_operators();
+  REQUIRE(table.size() == kReleaseSchemas.size());
+  std::vector<bool> had;
+  for (const auto& [name, schema] : kReleaseSchemas) {
+    had.push_back(dispatcher_has(name));
+    // On libtorch 1.13 the operators must be missing before: else this test would check nothing there.
+    if (onnxport::core::torch_release::kMajor < 2) REQUIRE_FALSE(had.back());
+  }
 
   const auto& statuses = onnxport::core::register_newer_operators_once();
-  REQUIRE(statuses.size() == onnxport::core::newer_operators().size());
-  CHECK(statuses[0].op == kSdpa);
-  CHECK(statuses[0].outcome == (had ? Outcome::Known : Outcome::Registered));
-
-  // The schema as PyTorch 2.6 declares it (native_functions.yaml), to TorchScript too.
-  auto handle = c10::Dispatcher::singleton().findSchema({kSdpa, ""});
-  REQUIRE(handle.has_value());
-  CHECK(c10::toString(handle->schema()) ==
-        c10::toString(torch::jit::parseSchema(
-            "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
-            "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor")));
-  CHECK(torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(kSdpa)).size() == 1);
+  REQUIRE(statuses.size() == table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    const auto& [name, release_schema] = kReleaseSchemas[i];
+    INFO(name);
+    CHECK(statuses[i].op == name);
+    CHECK(statuses[i].outcome == (had[i] ? Outcome::Known : Outcome::Registered));
+    // The dispatcher's schema is the release's, to TorchScript too.
+    auto handle = c10::Dispatcher::singleton().findSchema({name, ""});
+    REQUIRE(handle.has_value());
+    CHECK(c10::toString(handle->schema()) == c10::toString(torch::jit::parseSchema(release_schema)));
+    CHECK(torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name)).size() == 1);
+  }
 
   // Later calls register nothing more.
-  const auto again = onnxport::core::register_newer_operators(onnxport::core::newer_operators());
-  REQUIRE(again.size() == 1);
-  CHECK(again[0].outcome == Outcome::Known);
-  CHECK(torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(kSdpa)).size() == 1);
+  const auto again = onnxport::core::register_newer_operators(table);
+  REQUIRE(again.size() == table.size());
+  for (const auto& status : again) CHECK(status.outcome == Outcome::Known);
+  for (const auto& [name, schema] : kReleaseSchemas)
+    CHECK(torch::jit::getAllOperatorsFor(c10::Symbol::fromQualString(name)).size() == 1);
 }
 
 // Through the dispatcher, as a loaded file calls it: onnxport's kernel on libtorch 1.13.
@@ -159,6 +176,36 @@ TEST_CASE("the kernel matches attention computed with other ATen ops") {
     CHECK_THROWS_WITH_AS(sdpa(q, k, v, at::ones({5, 7}, at::kBool), 0.0, true), doctest::Contains("is_causal"),
                          c10::Error);
   }
+}
+
+// RMSNorm written another way: the root of the mean square as a norm over the flattened trailing dims.
+at::Tensor rms_reference(const at::Tensor& x, int64_t k, const at::Tensor& weight, double eps) {
+  std::vector<int64_t> rows(x.sizes().begin(), x.sizes().end() - k);
+  rows.push_back(-1);
+  const at::Tensor flat = x.reshape(rows);
+  const at::Tensor rms = (flat.norm(2, {-1}, true).pow(2) / flat.size(-1) + eps).sqrt();
+  return (flat / rms).reshape(x.sizes()) * weight;
+}
+
+TEST_CASE("aten::rms_norm: TorchScript's calls and the kernel match RMSNorm computed another way") {
+  onnxport::core::register_newer_operators_once();
+  auto unit = torch::jit::compile(R"(
+def given_eps(x, w):
+    return torch.rms_norm(x, [3, 4], w, 0.25)
+def default_eps(x):
+    return torch.rms_norm(x, [4])
+)");
+  at::manual_seed(3);
+  const at::Tensor x = at::randn({2, 5, 3, 4}, at::kDouble) * 1e-4, w = at::randn({3, 4}, at::kDouble);
+  check_close(unit->run_method("given_eps", x, w).toTensor(), rms_reference(x, 2, w, 0.25));
+  check_close(unit->run_method("default_eps", x).toTensor(),
+              rms_reference(x, 1, at::ones({4}, at::kDouble), std::numeric_limits<double>::epsilon()));
+  // The default eps is float's for float32 (PyTorch computes float32 in float32): at 1e-4 it shows.
+  const at::Tensor small = at::full({1, 4}, 1e-4, at::kFloat);
+  const at::Tensor got = onnxport::core::rms_norm(small, {4}, {}, {});
+  const double want = 1e-4 / std::sqrt(1e-8 + std::numeric_limits<float>::epsilon());
+  CHECK(std::abs(got[0][0].item<double>() - want) < 1e-5 * want);
+  CHECK_THROWS_WITH_AS(onnxport::core::rms_norm(x, {5}, {}, {}), doctest::Contains("trailing dims"), c10::Error);
 }
 
 namespace {

@@ -278,6 +278,30 @@ CASES = {
                                  lambda: torch.tensor([[3, 0, -1, 1, 2], [1, -1, 0, 0, 0], [4, 2, 1, -1, 0]])),
 }
 
+def rms_norm_with_weights(shape, **kwargs):
+    """nn.RMSNorm with random weights (they start at one)."""
+    def make():
+        norm = nn.RMSNorm(shape, **kwargs)
+        with torch.no_grad():
+            norm.weight.normal_()
+        return norm
+    return make
+
+
+# torch.nn classes PyTorch 1.13 does not have: tested where the installed torch has them.
+NEWER_CASES = {
+    "RMSNorm": case("RMSNorm", rms_norm_with_weights([5, 6]), r(2, 3, 5, 6)),
+    "RMSNorm_eps": case("RMSNorm", rms_norm_with_weights(6, eps=1e-3), r(2, 3, 6)),
+    "CircularPad1d": case("CircularPad1d", lambda: nn.CircularPad1d((1, 2)), r(1, 2, 5)),
+    "CircularPad2d": case("CircularPad2d", lambda: nn.CircularPad2d((1, 2, 2, 1)), r(1, 2, 4, 4)),
+    "CircularPad3d": case("CircularPad3d", lambda: nn.CircularPad3d(1), r(1, 1, 3, 3, 3)),
+    "ZeroPad1d": case("ZeroPad1d", lambda: nn.ZeroPad1d((2, 1)), r(1, 2, 4)),
+    "ZeroPad3d": case("ZeroPad3d", lambda: nn.ZeroPad3d((1, 0, 0, 1, 1, 1)), r(1, 1, 2, 3, 3)),
+    "LPPool3d": case("LPPool3d", lambda: nn.LPPool3d(2, 2), pos(1, 2, 4, 4, 4)),
+}
+CASES.update({name: c for name, c in NEWER_CASES.items() if hasattr(nn, c[0])})
+
+
 # Cases that ONNX cannot express below some opset: (first opset, text the export's error must
 # contain there). Below it the export must fail with that text and write nothing.
 MIN_OPSET = {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace onnxport::core {
 
@@ -48,6 +49,34 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& query, const at::Tenso
   // A query whose keys are all masked out attends to nothing: zeros, as PyTorch gives from 2.5 on.
   const at::Tensor attends_to_nothing = scores.isneginf().all(-1, /*keepdim=*/true);
   return at::matmul(at::softmax(scores, -1).masked_fill(attends_to_nothing, 0.0), v);
+}
+
+at::Tensor rms_norm(const at::Tensor& input, at::IntArrayRef normalized_shape, const c10::optional<at::Tensor>& weight,
+                    c10::optional<double> eps) {
+  const auto k = static_cast<int64_t>(normalized_shape.size());
+  TORCH_CHECK(k >= 1 && input.dim() >= k && input.sizes().slice(input.dim() - k).equals(normalized_shape),
+              "aten::rms_norm: normalized_shape ", normalized_shape, " is not the trailing dims of the input, ",
+              input.sizes());
+  const bool has_weight = weight.has_value() && weight->defined();
+  TORCH_CHECK(!has_weight || weight->sizes().equals(normalized_shape), "aten::rms_norm: weight of shape ",
+              weight->sizes(), " for normalized_shape ", normalized_shape);
+  std::vector<int64_t> axes;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) axes.push_back(d);
+  const double e = eps ? *eps
+                   : input.scalar_type() == at::kDouble ? std::numeric_limits<double>::epsilon()
+                                                        : std::numeric_limits<float>::epsilon();
+  at::Tensor y = input * at::rsqrt(input.pow(2).mean(axes, /*keepdim=*/true) + e);
+  return has_weight ? y * *weight : y;
+}
+
+void rms_norm_boxed(const c10::OperatorHandle&, torch::jit::Stack* stack) {
+  auto args = torch::jit::last(*stack, 4);
+  const at::Tensor input = args[0].toTensor();
+  const std::vector<int64_t> normalized_shape = args[1].toIntVector();
+  const c10::optional<at::Tensor> weight = args[2].isNone() ? c10::nullopt : c10::optional<at::Tensor>(args[2].toTensor());
+  const c10::optional<double> eps = args[3].isNone() ? c10::nullopt : c10::optional<double>(args[3].toDouble());
+  torch::jit::drop(*stack, 4);
+  torch::jit::push(*stack, onnxport::core::rms_norm(input, normalized_shape, weight, eps));  // not at::rms_norm (2.4+)
 }
 
 }  // namespace onnxport::core

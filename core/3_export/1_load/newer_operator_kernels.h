@@ -3,6 +3,8 @@
 // onnxport builds on has. They run for the type-recording run and constant propagation, on CPU, in
 // eval: an operator's random training behaviour (dropout) is refused, not imitated.
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
 
 namespace onnxport::core {
 
@@ -15,5 +17,15 @@ namespace onnxport::core {
 at::Tensor scaled_dot_product_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
                                         const c10::optional<at::Tensor>& attn_mask, double dropout_p, bool is_causal,
                                         c10::optional<double> scale, bool enable_gqa);
+
+// aten::rms_norm (PyTorch 2.4): input / sqrt(mean(input^2) + eps) over the trailing
+// normalized_shape dims, times weight when given; eps None is the machine epsilon of the type
+// PyTorch computes in (double's for double, float's otherwise).
+at::Tensor rms_norm(const at::Tensor& input, at::IntArrayRef normalized_shape, const c10::optional<at::Tensor>& weight,
+                    c10::optional<double> eps);
+
+// The same as a boxed kernel: its schema declares SymInt[], which a typed kernel would have to
+// take as c10::SymIntArrayRef; TorchScript hands it an int list either way.
+void rms_norm_boxed(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 }  // namespace onnxport::core

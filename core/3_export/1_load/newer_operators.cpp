@@ -18,6 +18,9 @@ const std::vector<NewerOperator>& newer_operators() {
       {"aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
        "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
        "2.0", [] { return torch::CppFunction(&scaled_dot_product_attention); }},
+      // PyTorch 2.4: torch.nn.RMSNorm and F.rms_norm.
+      {"aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor", "2.4",
+       [] { return torch::CppFunction::makeFromBoxedFunction<&rms_norm_boxed>(); }},
   };
   return table;
 }
