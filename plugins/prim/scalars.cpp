@@ -43,7 +43,14 @@ Symbolic rounded_to_int(const std::string& onnx_op) {
   };
 }
 
-Value* dim_of(Graph& g, const TorchNode& n, const Args& a) { return g.constant_int(rank_of(a.tensor(0), n.kind)); }
+// A known rank is a constant, so that the script's branches on it fold. An unknown one (a value
+// nested control flow made: PyTorch 2's multi_head_attention_forward asks it of the masks it
+// merges) is Shape's length at run time.
+Value* dim_of(Graph& g, const TorchNode&, const Args& a) {
+  Value* x = a.tensor(0);
+  if (auto rank = x->rank()) return g.constant_int(*rank);
+  return g.op("Size", {shape_of(g, x)});
+}
 
 // aten::to has seven overloads; the dtype is the argument named "dtype", or the dtype of "other".
 Value* to(Graph& g, const TorchNode& n, const Args& a) {

@@ -34,6 +34,9 @@ case("dyn_unsqueeze_transpose_permute", ["unsqueeze", "transpose", "permute"], [
 case("dyn_slice", ["slice"], [f32(2, 4, 6)], lambda x: (x[:, 1:3], x[:, -2:], x[:, :-1]), dynamic={0: [1]})
 case("dyn_slice_end", ["slice", "size"], [f32(2, 6)], lambda x: x[:, : x.size(1) // 2], dynamic={0: [1]},
      since=10, fails={9: "needs opset 10"})
+# A step computed at run time (a voice-activity model subsamples with x[:, ::step]): Slice's steps input.
+case("dyn_slice_step", ["slice", "size"], [f32(2, 9)], lambda x: (x[:, :: x.size(1) // 3], x[:, 1 :: x.size(1) // 4]),
+     dynamic={0: [1]}, since=10, fails={9: "step computed at run time needs opset 10"})
 case("dyn_select", ["select"], [f32(2, 4, 6)], lambda x: (x[:, 1], x[:, -1]), dynamic={0: [1]},
      since=11, fails={9: "negative index into a dim of unknown size needs opset 11"})
 case("dyn_diagonal", ["diagonal"], [f32(2, 3, 4, 5)],

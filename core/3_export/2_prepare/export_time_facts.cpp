@@ -50,6 +50,39 @@ std::optional<c10::IValue> formatted_constant_text(const torch::jit::Node* n) {
   return stack.front();
 }
 
+// The types a value of static type `type` can have at run time: a Union's (Optional's) members,
+// else the type itself.
+std::vector<c10::TypePtr> run_time_types(const c10::TypePtr& type) {
+  if (auto optional = type->cast<c10::OptionalType>()) return {optional->getElementType(), c10::NoneType::get()};
+  if (auto as_union = type->cast<c10::UnionType>()) {
+    auto members = as_union->containedTypes();
+    return {members.begin(), members.end()};
+  }
+  return {type};
+}
+
+// `isinstance(x, T)` when x's static type decides it: true when every type x can have is a T,
+// false when none of them can be one (neither is a subtype of the other). PyTorch 2's
+// gaussian_nll_loss tests `isinstance(var, float)` of an argument that a scripted module passes a
+// Tensor. Undecided (Any, a Union with a T among others, a class hierarchy) stays for the op packs.
+std::optional<c10::IValue> static_isinstance(const torch::jit::Node* n) {
+  if (n->kind() != c10::prim::isinstance || n->inputs().size() != 1 || !n->hasAttribute(c10::attr::types))
+    return std::nullopt;
+  const auto& candidates = n->tys(c10::attr::types);
+  const auto is_one_of = [&](const c10::TypePtr& type) {
+    return std::any_of(candidates.begin(), candidates.end(), [&](const c10::TypePtr& c) { return type->isSubtypeOf(*c); });
+  };
+  const auto may_be_one_of = [&](const c10::TypePtr& type) {
+    if (type->kind() == c10::TypeKind::AnyType || type->kind() == c10::TypeKind::AnyClassType) return true;
+    return std::any_of(candidates.begin(), candidates.end(),
+                       [&](const c10::TypePtr& c) { return type->isSubtypeOf(*c) || c->isSubtypeOf(*type); });
+  };
+  const auto possible = run_time_types(n->input()->type());
+  if (std::all_of(possible.begin(), possible.end(), is_one_of)) return c10::IValue(true);
+  if (std::none_of(possible.begin(), possible.end(), may_be_one_of)) return c10::IValue(false);
+  return std::nullopt;
+}
+
 void replace_with_constant(torch::jit::Node* n, const c10::IValue& value) {
   torch::jit::WithInsertPoint here(n);
   torch::jit::Value* constant = n->owningGraph()->insertConstant(value);
@@ -209,6 +242,9 @@ size_t fold_export_time_facts(torch::jit::Block* block) {
       ++folded;
     } else if (auto value = export_time_value(n)) {
       replace_with_constant(n, *value);
+      ++folded;
+    } else if (auto decided = static_isinstance(n)) {
+      replace_with_constant(n, *decided);
       ++folded;
     } else if (auto text = formatted_constant_text(n)) {
       replace_with_constant(n, *text);

@@ -11,7 +11,8 @@ namespace onnxport::core {
 // prim::device, prim::requires_grad, aten::is_grad_enabled and aten::is_autocast_enabled by
 // constants, and formats constant strings (aten::format). Also decides `x is None` for values whose type cannot be None (given Optional
 // arguments) and `x is y` for a value and itself or two different graph inputs, and drops `with torch.no_grad():`
-// scopes (keeping their body). Returns how many nodes it replaced.
+// scopes (keeping their body), and decides `isinstance(x, T)` where x's static type does.
+// Returns how many nodes it replaced.
 size_t fold_export_time_facts(torch::jit::Block* block);
 
 // prim::dtype and aten::dim of a top-level tensor whose type the graph's run recorded

@@ -468,6 +468,26 @@ std::string example_inputs_hint(const std::vector<torch::jit::IValue>& inputs, c
   return "check the --input shapes and dtypes against what the model's forward expects (given: " + given + ")";
 }
 
+namespace {
+
+// A Union argument given a tensor (PyTorch 2's GaussianNLLLoss takes `var: Union[Tensor, float]`)
+// is a tensor input of the exported graph, so that the forward's isinstance tests on it are
+// decided. Returns how many arguments it retyped.
+size_t tensor_union_inputs(torch::jit::Graph& graph, const std::vector<torch::jit::IValue>& inputs,
+                           size_t self_inputs) {
+  size_t retyped = 0;
+  for (size_t k = 0; k < inputs.size() && k + self_inputs < graph.inputs().size(); ++k) {
+    torch::jit::Value* input = graph.inputs()[k + self_inputs];
+    auto as_union = input->type()->cast<c10::UnionType>();
+    if (!as_union || !inputs[k].isTensor() || !c10::TensorType::get()->isSubtypeOf(*as_union)) continue;
+    input->setType(c10::TensorType::get());
+    ++retyped;
+  }
+  return retyped;
+}
+
+}  // namespace
+
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   PreparedGraph out;
   std::shared_ptr<torch::jit::Graph> graph =
@@ -480,6 +500,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   const size_t self_inputs = out.self ? 1 : 0;
   check_input_count(*graph, loaded.inputs.size(), self_inputs);
   numbers_as_tensor_inputs(*graph, loaded.inputs, self_inputs);
+  if (tensor_union_inputs(*graph, loaded.inputs, self_inputs) > 0) decide_export_time_facts(graph);
   // Quantized inputs arrive after clean_up's pass over quantized values: the float ops that read
   // them are rewritten now.
   if (unpack_quantized_inputs(*graph, loaded.inputs, self_inputs) > 0)
