@@ -46,7 +46,8 @@ Value* slice_op(Graph& g, const TorchNode& n, const Args& a) {
   Value* start_v = a.size() > 2 ? a.at(2) : g.none();
   Value* end_v = a.size() > 3 ? a.at(3) : g.none();
   Value* step_v = a.size() > 4 ? a.at(4) : g.none();
-  if (!step_v->is_none() && !step_v->maybe_int()) {
+  const std::optional<int64_t> constant_step = step_v->is_none() ? std::optional<int64_t>(1) : step_v->maybe_int();
+  if (!constant_step) {
     // A step computed at run time (x[:, ::n] with n from a size): Slice's steps input. PyTorch
     // refuses a step below 1 when it runs; the file cannot check it.
     if (g.opset() < 10)
@@ -54,7 +55,7 @@ Value* slice_op(Graph& g, const TorchNode& n, const Args& a) {
                           "as an input from opset 10); export with --opset 10 or later");
     return slice(g, x, bound(g, start_v, 0), bound(g, end_v, kEnd), g.constant_ints({dim}), int_list(g, step_v));
   }
-  const int64_t step = step_v->is_none() ? 1 : *step_v->maybe_int();
+  const int64_t step = *constant_step;
   if (step <= 0) throw ArgumentError(n.kind + ": slice step must be positive, got " + std::to_string(step));
   const std::optional<int64_t> start = start_v->is_none() ? std::optional<int64_t>(0) : start_v->maybe_int();
   const std::optional<int64_t> end = end_v->is_none() ? std::optional<int64_t>(kEnd) : end_v->maybe_int();
