@@ -265,6 +265,16 @@ OptionRow name_list_row(const char* key, const char* flag, std::vector<std::stri
       strings_from_json, [](const std::vector<std::string>& v) { return Json(v); });
 }
 
+// One string, the same text in a flag and in the config file.
+OptionRow string_row(const char* key, const char* flag, std::string ExportOptions::*field, const char* value_name,
+                     const char* help) {
+  ExportOption doc{key, flag, FlagForm::Value, FlagMerge::Replace, value_name, "a string", ExportOptions{}.*field, help};
+  return field_row<std::string>(
+      doc, field, [](const std::string& text, std::string& v) { v = text; },
+      [](const Json& j, const std::string& expected) { return string_from_json(j, expected); },
+      [](const std::string& v) { return Json(v); });
+}
+
 // A flag given once per string, a list of strings in the config file.
 OptionRow repeated_string_row(const char* key, const char* flag, FlagMerge merge, const char* value_name,
                               std::vector<std::string> ExportOptions::*field, const char* help) {
@@ -322,10 +332,13 @@ std::vector<OptionRow> make_rows() {
   using O = ExportOptions;
   std::vector<OptionRow> rows;
   rows.push_back(field_row<std::vector<InputSpec>>(
-      {"inputs", "--input", FlagForm::Repeated, FlagMerge::Replace, "NAME:SHAPE[:DTYPE]|NAME=FILE.npy",
+      {"inputs", "--input", FlagForm::Repeated, FlagMerge::Replace, "NAME:SHAPE[:DTYPE]|NAME=FILE.npy|NAME:TYPE=VALUE",
        "a list of strings, as --input takes them", "",
-       "example input, one per forward() argument in order: NAME:1x3x224x224:float32 draws random values (fixed "
-       "seed), NAME=FILE.npy uses exact ones; either form names the graph input"},
+       "example argument, one per argument of the exported method, in order: NAME:1x3x224x224:float32 draws a "
+       "random tensor (fixed seed), NAME=FILE.npy reads one; NAME:int=16000, NAME:float=0.5, NAME:bool=1, "
+       "NAME:str=TEXT, NAME:int[]=3,4 give numbers, strings and their lists, NAME:none None, NAME:(A,B) a tuple, "
+       "NAME:[A,B] a list, NAME:{KEY:A} a dict of such elements (A: 2x3[:DTYPE], FILE.npy, int=4, none, ...). "
+       "A tensor's NAME names its graph input"},
       &O::inputs, [](const std::string& text, std::vector<InputSpec>& v) { v.push_back(InputSpec::parse(text)); },
       [](const Json& j, const std::string& expected) {
         std::vector<InputSpec> specs;
@@ -381,6 +394,17 @@ std::vector<OptionRow> make_rows() {
       enum_row("training", "--training", &O::training, "eval|preserve|train", parse_training_mode, training_mode_name,
                "eval exports in inference mode (BatchNorm folded into Conv), train in training mode, "
                "preserve in the mode the model was saved in")));
+  rows.push_back(string_row("method", "--method", &O::method, "NAME",
+                            "the method of the module to export (encode, infer, ...): onnxport inspect MODEL.pt lists "
+                            "them"));
+  rows.push_back(string_row("submodule", "--submodule", &O::submodule, "PATH",
+                            "export this submodule of the loaded file instead of the whole model (_model, "
+                            "encoder.layers.0): onnxport inspect MODEL.pt lists them"));
+  rows.push_back(switch_row("dynamic_numbers", "--dynamic-numbers", &O::dynamic_numbers, true,
+                            "number arguments (int, float, bool) become 0-d graph inputs (int64, float64, bool) "
+                            "instead of constants folded into the graph, so one file serves every value; branches on "
+                            "them stay in the graph (script mode). The Python package's default for a scripted "
+                            "module, as torch.onnx"));
   rows.push_back(enum_row("mode", "--mode", &O::mode, "trace|script|auto", parse_export_mode, export_mode_name,
                           "trace: record the ops one run on the example inputs executes (loops unrolled, branches "
                           "fixed; a torch.jit.trace .pt is used as saved). script: keep TorchScript control flow "

@@ -13,61 +13,7 @@ ConfigError config_error(const std::string& message, const std::string& hint = "
   return ConfigError(message, ctx);
 }
 
-std::vector<int64_t> parse_shape(const std::string& text, const std::string& spec) {
-  std::vector<int64_t> shape;
-  if (text.empty() || text == "scalar") return shape;
-  size_t start = 0;
-  while (true) {
-    size_t x = text.find('x', start);
-    std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
-    try {
-      size_t used = 0;
-      long long v = std::stoll(part, &used);
-      if (used != part.size() || v < 0) throw std::invalid_argument(part);
-      shape.push_back(v);
-    } catch (const std::exception&) {
-      throw config_error("--input '" + spec + "': bad dimension '" + part + "'",
-                         "write the shape as 1x3x224x224 (or 'scalar')");
-    }
-    if (x == std::string::npos) break;
-    start = x + 1;
-  }
-  return shape;
-}
 }  // namespace
-
-InputSpec InputSpec::parse(const std::string& text) {
-  InputSpec spec;
-  if (auto eq = text.find('='); eq != std::string::npos) {
-    spec.name = text.substr(0, eq);
-    spec.npy_file = text.substr(eq + 1);
-    if (spec.name.empty() || spec.npy_file.empty())
-      throw config_error("--input '" + text + "': expected NAME=FILE.npy");
-    return spec;
-  }
-  auto c1 = text.find(':');
-  if (c1 == std::string::npos || c1 == 0)
-    throw config_error("--input '" + text + "': expected NAME:SHAPE[:DTYPE] or NAME=FILE.npy",
-                       "e.g. --input x:1x3x224x224:float32");
-  spec.name = text.substr(0, c1);
-  auto c2 = text.find(':', c1 + 1);
-  spec.shape = parse_shape(text.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1), text);
-  if (c2 != std::string::npos) {
-    try {
-      spec.dtype = dtype_from_name(text.substr(c2 + 1));
-    } catch (const Error& e) {
-      throw config_error("--input '" + text + "': " + e.message(), e.context().hint);
-    }
-  }
-  return spec;
-}
-
-std::string InputSpec::text() const {
-  if (!npy_file.empty()) return name + "=" + npy_file;
-  std::string dims;
-  for (int64_t d : shape) dims += (dims.empty() ? "" : "x") + std::to_string(d);
-  return name + ":" + (shape.empty() ? "scalar" : dims) + ":" + dtype_name(dtype);
-}
 
 const char* training_mode_name(TrainingMode m) {
   switch (m) {
@@ -132,6 +78,7 @@ void ExportOptions::validate() const {
   if (opset_version < kMinOpset || opset_version > kMaxOpset)
     throw config_error("opset_version " + std::to_string(opset_version) + " is out of range",
                        "onnxport exports opsets " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
+  if (method.empty()) throw config_error("method is empty", "name the method to export, e.g. --method forward");
   if (optimize < 0 || optimize > 2)
     throw config_error("optimize level " + std::to_string(optimize) + " is out of range",
                        "use 0 (the passes torch.onnx runs), 1 (also no-ops, repeated nodes and initializers) or 2 "

@@ -109,7 +109,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       const Resolution resolution =
           timed("resolve", [&] { return resolve_ops(*prepared->graph, registry_, options_, model_file_); });
       const ConvertContext ctx{resolution, options_, model_file_,
-                               graph_input_names(options_, prepared->graph->inputs().size()),
+                               graph_input_names(options_, prepared->input_names, prepared->graph->inputs().size()),
                                options_.provenance || options_.verbose || static_cast<bool>(after_passes_)};
       OnnxModel model;
       const ConvertStats converted = timed("convert", [&] { return convert_to_onnx(*prepared, ctx, model); });

@@ -44,6 +44,18 @@ std::map<std::string, const onnx::ValueInfoProto*> declared_inputs(const onnx::G
   return declared;
 }
 
+// A graph input is a tensor: a number given for one (a number argument exported as a 0-d input)
+// is the 0-d tensor torch.onnx makes of it: int64, float64 or bool.
+at::Tensor graph_input_value(const c10::IValue& value, const InputSpec& spec) {
+  if (value.isTensor()) return value.toTensor();
+  if (value.isInt()) return at::scalar_tensor(value.toInt(), at::kLong);
+  if (value.isDouble()) return at::scalar_tensor(value.toDouble(), at::kDouble);
+  if (value.isBool()) return at::scalar_tensor(value.toBool(), at::kBool);
+  throw ConfigError("--input '" + spec.text() + "': '" + spec.name + "' is a graph input, which takes a tensor or a number",
+                    ErrorContext::with_hint("give --input " + spec.name + ":SHAPE[:DTYPE], " + spec.name +
+                                            "=FILE.npy or " + spec.name + ":int=VALUE"));
+}
+
 // Draws (or reads) one value per spec and checks each against its declared type.
 ModelInputs materialize(const onnx::GraphProto& graph, std::vector<InputSpec> specs, uint64_t seed) {
   const auto declared = declared_inputs(graph);
@@ -52,7 +64,7 @@ ModelInputs materialize(const onnx::GraphProto& graph, std::vector<InputSpec> sp
   for (size_t k = 0; k < specs.size(); ++k) {
     const InputSpec& spec = specs[k];
     const onnx::ValueInfoProto& info = *declared.at(spec.name);
-    at::Tensor t = values[k].toTensor();
+    at::Tensor t = graph_input_value(values[k], spec);
     if (info.type().has_tensor_type()) {
       const at::Tensor onnx_value = as_onnx_input(t);  // a complex value is the real pair the graph takes
       const auto& tt = info.type().tensor_type();
@@ -64,6 +76,12 @@ ModelInputs materialize(const onnx::GraphProto& graph, std::vector<InputSpec> sp
         throw ConfigError("--input '" + spec.text() + "': input '" + spec.name + "' is " + declared_type_text(info) +
                               ", the value given is " + tensor_type_text(t),
                           ErrorContext::with_hint("give a value of the declared dtype and shape"));
+    }
+    if (spec.kind == InputSpec::Kind::Value) {  // the same number in every input set
+      inputs.described.push_back(spec.name + ": " + tensor_type_text(t) + " = " + spec.values.at(0));
+      inputs.specs.push_back(spec);
+      inputs.tensors.push_back(t);
+      continue;
     }
     inputs.described.push_back(
         spec.name + ": " + tensor_type_text(t) +
@@ -128,6 +146,7 @@ ModelInputs redrawn_inputs(const onnx::GraphProto& graph, const std::vector<std:
   const auto declared = declared_inputs(graph);
   std::vector<InputSpec> specs = first.specs;
   for (auto& spec : specs) {
+    if (!spec.is_tensor()) continue;
     const auto& tt = declared.at(spec.name)->type().tensor_type();
     for (int i = 0; i < tt.shape().dim_size() && i < static_cast<int>(spec.shape.size()); ++i)
       if (!tt.shape().dim(i).has_dim_value()) spec.shape[i] += grow;

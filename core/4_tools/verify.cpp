@@ -5,12 +5,16 @@
 
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
+#include <functional>
 #include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "2_eval/evaluator.h"
 #include "2_eval/pack_kernels.h"
+#include "3_export/1_load/example_arguments.h"
 #include "3_export/1_load/load.h"
+#include "3_export/2_prepare/argument_inputs.h"
 #include "4_tools/model_inputs.h"
 #include "3_export/6_write/model_check.h"
 #include "onnxport/errors.h"
@@ -145,9 +149,54 @@ std::vector<c10::IValue> forward_arguments(const torch::jit::Module& module, con
   return args;
 }
 
+// The exported method's arguments from one value per graph input: one per tensor, tuples
+// flattened (tensor specs), or rebuilt around the constants the export folded (whole specs:
+// numbers, None, collections).
+class MethodArguments {
+ public:
+  MethodArguments(const std::vector<InputSpec>& specs, const torch::jit::Module& module,
+                  const std::vector<std::string>& graph_inputs, const VerifyOptions& options)
+      : module_(module), specs_(specs) {
+    const auto& schema = module.get_method("forward").function().getSchema();
+    whole_ = given_whole(specs, schema);
+    if (!whole_) return;
+    made_ = core::make_example_arguments(specs, options.seed, schema, core::export_target_name(options.export_options));
+    is_input_ = [names = std::set<std::string>(graph_inputs.begin(), graph_inputs.end())](const std::string& n) {
+      return names.count(n) > 0;
+    };
+  }
+  bool whole() const { return whole_; }
+
+  // Specs name graph inputs (some may be left to draw) unless one gives what is no graph input
+  // of its own: a number, None, a collection, or a file for an argument that is no tensor.
+  static bool given_whole(const std::vector<InputSpec>& specs, const c10::FunctionSchema& schema) {
+    for (const auto& spec : specs) {
+      if (!spec.is_tensor()) return true;
+      for (const auto& argument : schema.arguments())
+        if (argument.name() == spec.name && !argument.type()->cast<c10::TensorType>() &&
+            !argument.type()->cast<c10::OptionalType>())
+          return !core::tuple_elements_one_by_one(specs, schema);
+    }
+    return false;
+  }
+  // The specs of the graph's inputs.
+  std::vector<InputSpec> graph_specs() const { return whole_ ? core::graph_input_specs(made_, specs_, is_input_) : specs_; }
+  std::vector<c10::IValue> operator()(const std::vector<at::Tensor>& tensors) const {
+    return whole_ ? core::arguments_from_graph_inputs(made_, specs_, tensors, is_input_)
+                  : forward_arguments(module_, tensors);
+  }
+
+ private:
+  const torch::jit::Module& module_;
+  std::vector<InputSpec> specs_;
+  bool whole_ = false;
+  std::vector<c10::IValue> made_;
+  std::function<bool(const std::string&)> is_input_;
+};
+
 // Converts MODEL.pt again (in memory, nothing written) to learn libtorch's value of each ONNX
 // value on `inputs`, then compares node by node.
-void compare_nodes(const std::string& model_path, const torch::jit::Module& module, const std::string& onnx_path,
+void compare_nodes(const std::string& model_path, const MethodArguments& arguments, const std::string& onnx_path,
                    const onnx::ModelProto& model, const core::eval::ModelEvaluator& evaluator,
                    const core::ModelInputs& inputs, const VerifyOptions& options, Exporter* exporter,
                    VerifyResult& result) {
@@ -163,7 +212,7 @@ void compare_nodes(const std::string& model_path, const torch::jit::Module& modu
   });
   try {
     pipeline.run(
-        [&] { return core::load_model_file(model_path, export_options, forward_arguments(module, inputs.tensors)); });
+        [&] { return core::load_model_file(model_path, export_options, arguments(inputs.tensors), arguments.whole()); });
   } catch (const Error& e) {
     result.per_node_note =
         std::string("intermediate values not compared: converting '") + model_path + "' again failed: " + e.what();
@@ -211,7 +260,8 @@ void check_evaluable(const core::eval::ModelEvaluator& evaluator, const torch::j
                       ErrorContext::with_hint("verify the ONNX file exported from this model"));
 }
 
-SampleCheck check_sample(torch::jit::Module& module, const core::eval::ModelEvaluator& evaluator,
+SampleCheck check_sample(torch::jit::Module& module, const MethodArguments& arguments,
+                         const core::eval::ModelEvaluator& evaluator,
                          const std::vector<bool>& sequence_outputs, const core::ModelInputs& inputs,
                          const VerifyOptions& options, const std::string& onnx_path) {
   std::vector<EvalValue> expected;
@@ -219,7 +269,7 @@ SampleCheck check_sample(torch::jit::Module& module, const core::eval::ModelEval
   // 2.6's profiling executor specializes and fuses it, which took minutes for a small ViT (and
   // would check libtorch's fused kernels rather than the model).
   const torch::jit::GraphOptimizerEnabledGuard as_written(false);
-  flatten_outputs(module.forward(forward_arguments(module, inputs.tensors)), sequence_outputs, expected);
+  flatten_outputs(module.forward(arguments(inputs.tensors)), sequence_outputs, expected);
   const auto feeds = core::as_onnx_inputs(inputs.tensors);
   const auto actual = evaluator.run(std::vector<EvalValue>(feeds.begin(), feeds.end()));
   if (actual.size() < expected.size())
@@ -275,7 +325,8 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     throw ConfigError("--rtol/--atol must be non-negative numbers",
                       ErrorContext::with_hint("e.g. --rtol 1e-3 --atol 1e-5"));
   const core::DefaultDtypeScope default_dtype(options.export_options.default_dtype);
-  torch::jit::Module module = core::load_torchscript_file(model_path);
+  torch::jit::Module module =
+      core::select_export_target(core::load_torchscript_file(model_path), options.export_options, model_path);
   core::define_forward_from_overload(module);
   module.eval();
   const onnx::ModelProto model = core::read_model_file(onnx_path);
@@ -285,20 +336,22 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
   try {
     const core::eval::ModelEvaluator evaluator(model, core::directory_of(onnx_path),
                                                core::eval::pack_kernels(exporter->registry()));
-    check_evaluable(evaluator, module, model_path, onnx_path);
+    const MethodArguments arguments(options.inputs, module, evaluator.input_names(), options);
+    if (!arguments.whole()) check_evaluable(evaluator, module, model_path, onnx_path);
     torch::NoGradGuard no_grad;
     std::vector<core::ModelInputs> input_sets{
-        core::inputs_for_model(model.graph(), evaluator.input_names(), options.inputs, options.seed)};
+        core::inputs_for_model(model.graph(), evaluator.input_names(), arguments.graph_specs(), options.seed)};
     for (int k = 1; k < options.samples; ++k)
       input_sets.push_back(
           core::redrawn_inputs(model.graph(), evaluator.input_names(), input_sets[0], options.seed + k, k));
     std::vector<bool> sequence_outputs;
     for (const auto& out : model.graph().output()) sequence_outputs.push_back(out.type().has_sequence_type());
     for (const auto& inputs : input_sets)
-      result.samples.push_back(check_sample(module, evaluator, sequence_outputs, inputs, options, onnx_path));
+      result.samples.push_back(
+          check_sample(module, arguments, evaluator, sequence_outputs, inputs, options, onnx_path));
     const size_t failing = decide(result, options);
     if (options.per_node || !result.ok) {
-      compare_nodes(model_path, module, onnx_path, model, evaluator, input_sets[failing], options, exporter, result);
+      compare_nodes(model_path, arguments, onnx_path, model, evaluator, input_sets[failing], options, exporter, result);
       if (!result.ok && result.first_diverging >= 0)
         result.verdict += "; first diverging node: " + node_text(result.nodes[result.first_diverging]);
     }

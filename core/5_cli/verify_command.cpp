@@ -60,7 +60,8 @@ int print_verification(const VerifyResult& result, bool print_nodes) {
 
 Command add_verify_command(CLI::App& app) {
   struct Args {
-    std::string model, onnx, config, mode, default_dtype, report;
+    std::string model, onnx, config, mode, default_dtype, report, method, submodule;
+    bool dynamic_numbers = false;
     std::vector<std::string> inputs, plugin_dirs, op_libraries;
     VerifyOptions options;
   };
@@ -71,8 +72,15 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_option("onnx", args->onnx, "ONNX file")->required();
   cmd->add_option("--input", args->inputs,
                   "a graph input's value: NAME=FILE.npy, or NAME:SHAPE[:DTYPE] drawn at random; inputs not given "
-                  "are drawn from their ONNX type when it is static; repeatable")
-      ->type_name("NAME=FILE.npy|NAME:SHAPE[:DTYPE]");
+                  "are drawn from their ONNX type when it is static. Or, as export takes them, one per argument "
+                  "of the exported method: NAME:int=16000, NAME:none, NAME:(A,B), ... (the numbers, None and "
+                  "strings the export folded into the file must be given again); repeatable")
+      ->type_name("NAME=FILE.npy|NAME:SHAPE[:DTYPE]|NAME:TYPE=VALUE");
+  cmd->add_option("--method", args->method, "the method the file was exported from (default forward)")
+      ->type_name("NAME");
+  cmd->add_option("--submodule", args->submodule, "the submodule the file was exported from")->type_name("PATH");
+  cmd->add_flag("--dynamic-numbers", args->dynamic_numbers,
+                "the export made number arguments graph inputs (for the per-node comparison)");
   cmd->add_option("--samples", args->options.samples,
                   "input sets to compare: the given one, then more drawn like it (dynamic dims grown by one each); "
                   "default 3");
@@ -103,6 +111,9 @@ Command add_verify_command(CLI::App& app) {
             for (const auto& text : args->inputs) args->options.inputs.push_back(InputSpec::parse(text));
             std::vector<GivenFlag> flags;
             if (!args->mode.empty()) flags.push_back({"--mode", {args->mode}});
+            if (!args->method.empty()) flags.push_back({"--method", {args->method}});
+            if (!args->submodule.empty()) flags.push_back({"--submodule", {args->submodule}});
+            if (args->dynamic_numbers) flags.push_back({"--dynamic-numbers", {}});
             if (!args->default_dtype.empty()) flags.push_back({"--default-dtype", {args->default_dtype}});
             if (!args->plugin_dirs.empty()) flags.push_back({"--plugin-dir", args->plugin_dirs});
             args->options.export_options = resolve_export_options(args->config, flags);

@@ -466,7 +466,7 @@ class CliTest(unittest.TestCase):
     def test_wrong_number_of_inputs_names_the_fix(self):
         r = run("export", path("small.pt"), "-o", path("x.onnx"), "--input", "a:1x3x6x6", "--input", "b:1", ok=False)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("takes 1 inputs, 2 example inputs were given", r.stderr)
+        self.assertIn("forward takes 1 argument (x: Tensor), 2 --input were given", r.stderr)
 
     def test_wrong_rank_input_is_one_line_naming_op_module_and_shapes(self):
         args = ("export", path("small.pt"), "-o", path("x.onnx"), "--input", "x:2x6x6")
@@ -744,7 +744,8 @@ class CliTest(unittest.TestCase):
         needs = path("needs_input.onnx")
         r = run("export", path("small.pt"), "-o", needs, ok=False)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("no example inputs", r.stderr)
+        self.assertIn("no --input for argument 'x' of forward (x: Tensor)", r.stderr)
+        self.assertIn("give it as --input x:SHAPE[:DTYPE] or x=FILE.npy", r.stderr)
         self.assertFalse(os.path.exists(needs))
 
     def test_auto_mode_keeps_sizes_of_dynamic_axes_past_control_flow(self):

@@ -50,6 +50,10 @@ def switch(flag, default):
 SAMPLES = {
     "inputs": Sample("--input", [], ["x:2x3:float32", "v=v.npy"], ["--input", "a=a.npy", "--input", "b:scalar:int64"],
                      ["x:2x3:float32", "v=v.npy"], ["a=a.npy", "b:scalar:int64"]),
+    "method": Sample("--method", "forward", "encode", ["--method", "infer"], "encode", "infer"),
+    "submodule": Sample("--submodule", "", "_model", ["--submodule", "encoder.layers.0"], "_model",
+                        "encoder.layers.0"),
+    "dynamic_numbers": switch("--dynamic-numbers", False),
     "opset_version": Sample("--opset", 17, 11, ["--opset", "13"], 11, 13),
     # The same names as the "inputs" sample gives: naming an input two ways differently is refused.
     "input_names": Sample("--input-names", [], ["x", "v"], ["--input-names", "a,b"], ["x", "v"], ["a", "b"]),

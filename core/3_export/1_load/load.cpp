@@ -1,9 +1,12 @@
 #include "3_export/1_load/load.h"
 
 #include <glob.h>
+
+#include <algorithm>
 #include <c10/core/DefaultDtype.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/jit/passes/inliner.h>
 
 #include <optional>
 #include <set>
@@ -12,6 +15,7 @@
 
 #include "1_base/input_file.h"
 #include "1_base/torch_release.h"
+#include "3_export/1_load/example_arguments.h"
 #include "3_export/1_load/newer_operators.h"
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
@@ -153,6 +157,27 @@ torch::jit::Module load_torchscript_file(const std::string& path) {
   }
 }
 
+namespace {
+
+// Makes `graph` (with `schema`) the module's forward, in place of any forward it has.
+void define_forward(torch::jit::Module& module, const std::shared_ptr<torch::jit::Graph>& graph,
+                    const c10::FunctionSchema& schema) {
+  if (module.find_method("forward")) module.type()->unsafeRemoveMethod("forward");
+  auto* unit = module._ivalue()->compilation_unit().get();
+  auto* forward = unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"), graph,
+                                        /*shouldMangle=*/true);
+  forward->setSchema(schema.cloneWithName("forward", ""));
+  module.type()->addMethod(forward);
+}
+
+std::string names_of(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text.empty() ? "none" : text;
+}
+
+}  // namespace
+
 void define_forward_from_overload(torch::jit::Module& module) {
   if (module.find_method("forward")) return;
   std::string overloads;
@@ -162,18 +187,65 @@ void define_forward_from_overload(torch::jit::Module& module) {
     const auto& schema = method.function().getSchema();
     overloads += (overloads.empty() ? "" : ", ") + c10::toString(schema);
     if (schema.arguments().size() < 2 || !schema.arguments()[1].type()->cast<c10::TensorType>()) continue;
-    auto& overload = torch::jit::toGraphFunction(method.function());
-    auto* unit = module._ivalue()->compilation_unit().get();
-    auto* forward = unit->create_function(c10::QualifiedName(*module.type()->name(), "forward"),
-                                          overload.graph()->copy(), /*shouldMangle=*/true);
-    forward->setSchema(schema.cloneWithName("forward", ""));
-    module.type()->addMethod(forward);
+    define_forward(module, torch::jit::toGraphFunction(method.function()).graph()->copy(), schema);
     return;
   }
   throw ModelError(
       "the module has no forward method" +
           (overloads.empty() ? std::string() : " and no overload of it takes a tensor (" + overloads + ")"),
       ErrorContext::with_hint("export a module whose forward takes the example inputs"));
+}
+
+std::string export_target_name(const ExportOptions& options) {
+  return (options.submodule.empty() ? "" : options.submodule + ".") + options.method;
+}
+
+torch::jit::Module select_export_target(const torch::jit::Module& loaded, const ExportOptions& options,
+                                        const std::string& path) {
+  torch::jit::Module module = loaded;
+  std::string walked;
+  for (size_t start = 0; !options.submodule.empty() && start <= options.submodule.size();) {
+    const size_t dot = options.submodule.find('.', start);
+    const std::string part = options.submodule.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::vector<std::string> children;
+    for (const auto& child : module.named_children()) children.push_back(child.name);
+    if (std::find(children.begin(), children.end(), part) == children.end())
+      throw ConfigError("--submodule '" + options.submodule + "': " +
+                            (walked.empty() ? std::string("the model") : "'" + walked + "'") + " has no submodule '" +
+                            part + "' (it has: " + names_of(children) + ")",
+                        ErrorContext::for_file(path, "list the file's submodules with onnxport inspect " + path));
+    module = module.attr(part).toModule();
+    walked += (walked.empty() ? "" : ".") + part;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (options.method == "forward") return module;
+  auto method = module.find_method(options.method);
+  if (!method) {
+    std::vector<std::string> methods;
+    for (const auto& m : module.get_methods()) methods.push_back(m.name());
+    throw ConfigError("--method '" + options.method + "': " +
+                          (walked.empty() ? std::string("the model") : "submodule '" + walked + "'") +
+                          " has no method '" + options.method + "' (it has: " + names_of(methods) + ")",
+                      ErrorContext::for_file(path, "list the file's methods with onnxport inspect " + path));
+  }
+  // Calls the method makes (to forward, to submodules) are inlined while they still resolve.
+  auto graph = torch::jit::toGraphFunction(method->function()).graph()->copy();
+  torch::jit::Inline(*graph);
+  define_forward(module, graph, method->function().getSchema());
+  return module;
+}
+
+bool tuple_elements_one_by_one(const std::vector<InputSpec>& specs, const c10::FunctionSchema& schema) {
+  for (const auto& spec : specs)
+    if (!spec.is_tensor()) return false;
+  const auto& args = schema.arguments();
+  for (size_t i = 1; i < args.size() && i <= specs.size(); ++i) {
+    c10::TypePtr type = args[i].type();
+    if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+    if (type->kind() == c10::TypeKind::TupleType) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -198,11 +270,23 @@ DefaultDtypeScope::DefaultDtypeScope(DefaultDtype dtype) : before_(c10::get_defa
 DefaultDtypeScope::~DefaultDtypeScope() { c10::set_default_dtype(before_); }
 
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
-                            std::vector<torch::jit::IValue> inputs) {
+                            std::vector<torch::jit::IValue> inputs, bool whole_arguments) {
   LoadedModel loaded;
-  loaded.module = load_torchscript_file(path);
+  loaded.module = select_export_target(load_torchscript_file(path), options, path);
   loaded.module_owned = true;
-  loaded.inputs = inputs.empty() ? make_example_inputs(options.inputs, options.seed) : std::move(inputs);
+  if (inputs.empty()) {
+    define_forward_from_overload(*loaded.module);
+    const auto& schema = loaded.module->get_method("forward").function().getSchema();
+    if (tuple_elements_one_by_one(options.inputs, schema)) {
+      loaded.inputs = make_example_inputs(options.inputs, options.seed);
+    } else {
+      loaded.inputs = make_example_arguments(options.inputs, options.seed, schema, export_target_name(options));
+      loaded.whole_arguments = true;
+    }
+  } else {
+    loaded.inputs = std::move(inputs);
+    loaded.whole_arguments = whole_arguments;
+  }
   if (loaded.inputs.empty() && forward_takes_arguments(*loaded.module))
     throw ConfigError("no example inputs", ErrorContext::for_file(path, kGiveInputs));
   return loaded;

@@ -21,7 +21,11 @@ struct LoadedModel {
   bool module_owned = false;
   std::shared_ptr<torch::jit::Graph> traced_graph;
   std::unordered_map<const void*, std::string> traced_parameter_names;  // storage -> parameter name
-  std::vector<torch::jit::IValue> inputs;                               // one per forward argument
+  std::vector<torch::jit::IValue> inputs;  // one per forward argument, or per tensor (whole_arguments)
+  // `inputs` holds one value per argument, made from --input specs (a tuple argument is one
+  // tuple), rather than one per tensor (a tuple argument's tensors one by one, as callers of
+  // the C++ and Python APIs give them).
+  bool whole_arguments = false;
 };
 
 // torch.set_default_dtype(dtype) until destroyed, then the default before it again: a model is
@@ -44,9 +48,21 @@ torch::jit::Module load_torchscript_file(const std::string& path);
 // Tensor, forward__1 for a PackedSequence): defines `forward` as the first that takes a tensor, as
 // calling the module with one would pick. ModelError when there is neither.
 void define_forward_from_overload(torch::jit::Module& module);
+// The module whose forward the export takes: the loaded one, or its submodule options.submodule
+// ("encoder.layers.0"), with options.method (when not forward) made its forward. ConfigError
+// naming what there is when either is missing.
+torch::jit::Module select_export_target(const torch::jit::Module& loaded, const ExportOptions& options,
+                                        const std::string& path);
+// "forward", "_model.forward", "encode" (for messages).
+std::string export_target_name(const ExportOptions& options);
 // `inputs` empty: made from options.inputs (random with options.seed, or .npy files).
+// Tensor specs only, for a method taking a tuple of tensors (an LSTM's hx): the tuple's tensors
+// are given one by one, as the C++ API takes them and --input took them before it took tuples.
+// Otherwise each spec is one whole argument.
+bool tuple_elements_one_by_one(const std::vector<InputSpec>& specs, const c10::FunctionSchema& schema);
+// `whole_arguments`: `inputs` holds one value per argument (LoadedModel::whole_arguments).
 LoadedModel load_model_file(const std::string& path, const ExportOptions& options,
-                            std::vector<torch::jit::IValue> inputs);
+                            std::vector<torch::jit::IValue> inputs, bool whole_arguments = false);
 // `handed_over`: the caller will not use the module again (Exporter::export_module(Module&&)).
 LoadedModel load_module(const torch::jit::Module& module, std::vector<torch::jit::IValue> inputs,
                         bool handed_over = false);

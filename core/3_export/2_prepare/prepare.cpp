@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <set>
 
+#include "3_export/2_prepare/argument_inputs.h"
 #include "3_export/2_prepare/attribute_writes.h"
 #include "3_export/2_prepare/copy_sources.h"
 #include "3_export/2_prepare/export_mode.h"
@@ -42,11 +43,13 @@ size_t example_inputs_taken(const c10::TypePtr& type) {
 // module with fewer arguments does): they become constants and leave the graph's inputs. The
 // Optional arguments that are given are refined to their element type, so that `hx is None`
 // tests fold and the tuples inside can be flattened.
-void bind_arguments(torch::jit::Graph& graph, const c10::FunctionSchema& schema, size_t given, size_t self_inputs) {
+// `whole`: one example value per argument (made from --input specs), else one per tensor.
+void bind_arguments(torch::jit::Graph& graph, const c10::FunctionSchema& schema, size_t given, bool whole,
+                    size_t self_inputs) {
   const auto& params = schema.arguments();  // params[0] is self
   size_t first_unbound = self_inputs;
   for (size_t taken = 0; first_unbound < graph.inputs().size() && taken < given; ++first_unbound)
-    taken += example_inputs_taken(graph.inputs()[first_unbound]->type());
+    taken += whole ? 1 : example_inputs_taken(graph.inputs()[first_unbound]->type());
   for (size_t i = graph.inputs().size(); i-- > first_unbound;) {
     const size_t param = i - self_inputs + 1;
     if (param >= params.size() || !params[param].default_value()) break;  // check_input_count reports it
@@ -188,7 +191,8 @@ std::vector<at::Tensor> constant_linear_weights(const torch::jit::Graph& graph) 
 }
 
 std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& module, bool owned, size_t given_inputs,
-                                                  const ExportOptions& options, PreparedGraph& out) {
+                                                  bool whole_arguments, const ExportOptions& options,
+                                                  PreparedGraph& out) {
   // Cloned without autograd: a clone of a parameter that requires grad would otherwise be a
   // non-leaf tensor, whose requires_grad cannot be switched off below.
   torch::jit::Module frozen = owned ? module : [&] {
@@ -247,7 +251,8 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
     else
       graph->eraseInput(0);
   }
-  bind_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, out.self ? 1 : 0);
+  bind_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, whole_arguments,
+                 out.self ? 1 : 0);
   // The loaded module's object outlives the export inside libtorch, and with it the frozen
   // forward graph, which holds every parameter as a constant: the export would keep them all
   // even after the ONNX model has replaced them (folded copies). The copy above is all the
@@ -382,38 +387,6 @@ void check_input_count(const torch::jit::Graph& graph, size_t given, size_t self
                     ErrorContext::with_hint("give one --input per forward argument, in order"));
 }
 
-// A number argument of a scripted forward (`y: float`) becomes a 0-d tensor input, as torch.onnx
-// makes it one: int64 for int, float64 for float, bool for bool, read back by aten::Int/Float/Bool.
-void numbers_as_tensor_inputs(torch::jit::Graph& graph, std::vector<torch::jit::IValue>& inputs, size_t self_inputs) {
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    torch::jit::Value* input = graph.inputs()[k + self_inputs];
-    const auto kind = input->type()->kind();
-    c10::Symbol read_back;
-    at::Tensor example;
-    if (kind == c10::TypeKind::IntType && inputs[k].isInt()) {
-      read_back = c10::aten::Int;
-      example = at::scalar_tensor(inputs[k].toInt(), at::kLong);
-    } else if (kind == c10::TypeKind::FloatType && inputs[k].isDouble()) {
-      read_back = c10::aten::Float;
-      example = at::scalar_tensor(inputs[k].toDouble(), at::kDouble);
-    } else if (kind == c10::TypeKind::BoolType && inputs[k].isBool()) {
-      read_back = c10::aten::Bool;
-      example = at::scalar_tensor(inputs[k].toBool(), at::kBool);
-    } else {
-      continue;
-    }
-    torch::jit::Value* tensor = graph.insertInput(k + self_inputs);
-    if (input->hasDebugName()) tensor->setDebugName(input->debugName());
-    tensor->setType(c10::TensorType::create(example));
-    torch::jit::WithInsertPoint at(graph.block()->nodes().front());
-    torch::jit::Node* number = graph.insertNode(graph.create(read_back, {tensor}));
-    number->output()->setType(input->type());
-    input->replaceAllUsesWith(number->output());
-    graph.eraseInput(k + self_inputs + 1);
-    inputs[k] = example;
-  }
-}
-
 // Training-mode ops (BatchNorm) update buffers in place while the graph runs: a snapshot puts
 // back the values the module was loaded with, or those one run left (retake).
 class BufferSnapshot {
@@ -491,9 +464,15 @@ size_t tensor_union_inputs(torch::jit::Graph& graph, const std::vector<torch::ji
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   PreparedGraph out;
   std::shared_ptr<torch::jit::Graph> graph =
-      loaded.module ? frozen_forward(*loaded.module, loaded.module_owned, loaded.inputs.size(), options, out)
+      loaded.module ? frozen_forward(*loaded.module, loaded.module_owned, loaded.inputs.size(), loaded.whole_arguments,
+                                     options, out)
                     : traced_function_graph(loaded, out);
   loaded.module.reset();  // the frozen graph (and `self`, if it is still read) hold what the export needs
+  if (loaded.whole_arguments)
+    flatten_whole_arguments(*graph, loaded.inputs, out.self ? 1 : 0, options.inputs, options.dynamic_numbers,
+                            out.input_names);
+  else
+    for (const auto& spec : options.inputs) out.input_names.push_back(spec.name);
   std::string tuples_left_at;
   if (auto unflattened = clean_up(graph, out, tuples_left_at)) graph = unflattened;
 
@@ -571,20 +550,21 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   }
   if (out.transposes) out.transposes->pause(false);
   out.graph = graph;
-  out.resized = run_resized(out, graph_input_names(options, out.example_tensors.size()), options);
+  out.resized = run_resized(out, graph_input_names(options, out.input_names, out.example_tensors.size()), options);
   buffers.restore();
   out.untraced.reset();
   out.untraced_self.reset();
   return out;
 }
 
-std::vector<std::string> graph_input_names(const ExportOptions& o, size_t count) {
+std::vector<std::string> graph_input_names(const ExportOptions& o, const std::vector<std::string>& from_specs,
+                                           size_t count) {
   std::vector<std::string> names;
   for (size_t i = 0; i < count; ++i) {
     if (i < o.input_names.size())
       names.push_back(o.input_names[i]);
-    else if (i < o.inputs.size() && !o.inputs[i].name.empty())
-      names.push_back(o.inputs[i].name);
+    else if (i < from_specs.size() && !from_specs[i].empty())
+      names.push_back(from_specs[i]);
     else
       names.push_back("input_" + std::to_string(i));
   }

@@ -11,8 +11,9 @@ namespace onnxport::core {
 
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options);
 
-// The graph inputs' names, one per example input: input_names, else the --input spec's name,
-// else "input_<k>".
-std::vector<std::string> graph_input_names(const ExportOptions& options, size_t count);
+// The graph inputs' names, one per graph input: input_names, else the name the --input specs
+// give it (PreparedGraph::input_names), else "input_<k>".
+std::vector<std::string> graph_input_names(const ExportOptions& options, const std::vector<std::string>& from_specs,
+                                           size_t count);
 
 }  // namespace onnxport::core

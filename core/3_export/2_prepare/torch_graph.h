@@ -34,6 +34,9 @@ struct PreparedGraph {
   // Parameter/buffer storage -> its path in the module ("features.0.weight").
   std::unordered_map<const void*, std::string> tensor_names;
   std::vector<at::Tensor> example_tensors;  // one per graph input (after `self`)
+  // One per graph input (after `self`): the name its --input spec gives ("hc.0" for a tuple's
+  // first element), "" where none does.
+  std::vector<std::string> input_names;
   // When the graph still reads module attributes (training mode keeps mutated buffers such
   // as BatchNorm running stats), input 0 is `self` and prim::GetAttr chains resolve here.
   std::optional<torch::jit::Module> self;

@@ -8,17 +8,36 @@
 
 namespace onnxport {
 
+// One example argument of the exported method, as --input and the config's "inputs" give it:
+//   a tensor       "x:1x3x224x224:float32" (random, fixed seed), "x:1x3x224x224" (float32),
+//                  "x:scalar:int64", "x=inputs/x.npy" (exact values; shape and dtype from the file)
+//   a value        "sr:int=16000", "scale:float=0.5", "flag:bool=1", "mode:str=linear",
+//                  "flags:bool[]=1,0", "sizes:int[]=3,4" (a list or tuple of numbers)
+//   None           "mask:none"
+//   a collection   "hc:(1x2x4,1x2x4)" (tuple), "xs:[2x3,2x3]" (list), "d:{a:2x3,b:int=4}" (str-keyed
+//                  dict); elements are any of these forms without the name (FILE.npy for a file),
+//                  a list of numbers inside brackets as "[int=1,int=2]".
+// The method's schema decides what each becomes (core/3_export/1_load/example_arguments.h).
 struct InputSpec {
-  std::string name;            // graph input name
+  enum class Kind { Tensor, Value, None, Tuple, List, Dict };
+  Kind kind = Kind::Tensor;
+  std::string name;            // graph input name (for a dict element: its key)
   std::vector<int64_t> shape;  // for random inputs
   DType dtype = DType::Float;
   std::string npy_file;  // exact values from a .npy file (shape/dtype from the file)
+  // Kind::Value: "int", "float", "bool" or "str", and whether it is a list of them ("int[]").
+  std::string value_type;
+  bool value_list = false;
+  std::vector<std::string> values;  // the text of each value (one unless value_list)
+  std::vector<InputSpec> elements;  // Tuple, List, Dict (each element's name is its dict key)
 
-  // "x:1x3x224x224:float32", "x:1x3x224x224" (float32), "x=inputs/x.npy"
   static InputSpec parse(const std::string& text);
-  // The spec in the form parse reads: "x:1x3x224x224:float32", "x:scalar:int64", "x=inputs/x.npy".
+  // The spec in the form parse reads: "x:1x3x224x224:float32", "x:scalar:int64", "x=inputs/x.npy",
+  // "sr:int=16000", "hc:(1x2x4:float32,1x2x4:float32)".
   std::string text() const;
+  bool is_tensor() const { return kind == Kind::Tensor; }
 };
+
 
 // The opsets an export can target, and the default.
 constexpr int kMinOpset = 7;
@@ -78,6 +97,12 @@ struct ExportOptions {
   // and ignored, as in torch.onnx (the Python package's default), instead of an error.
   bool ignore_unknown_dynamic_axes = false;
   std::vector<InputSpec> inputs;
+  // What is exported: `method` of the loaded module, or of its submodule at `submodule` (a dotted
+  // path of attribute names; empty: the module itself).
+  std::string method = "forward";
+  std::string submodule;
+  // Number arguments (int, float, bool) as 0-d graph inputs instead of constants in the graph.
+  bool dynamic_numbers = false;
   // Intermediate values made graph outputs after the model's own: module paths, TorchScript
   // value names or ONNX value names (extra_outputs.h).
   std::vector<std::string> extra_outputs;
