@@ -5,6 +5,7 @@
 
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <set>
@@ -194,6 +195,49 @@ class MethodArguments {
   std::function<bool(const std::string&)> is_input_;
 };
 
+// A file exported with --state-io: graph input NAME, output NAME_out and the module tensor NAME.
+struct StatePair {
+  size_t input;
+  size_t output;
+  std::string path;
+};
+
+// The module and attribute name a dotted path ("stats.avg") ends at.
+std::pair<torch::jit::Module, std::string> attribute_owner(const torch::jit::Module& module, const std::string& path) {
+  torch::jit::Module owner = module;
+  size_t start = 0;
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', start = dot + 1)) {
+    const std::string part = path.substr(start, dot - start);
+    if (!owner.hasattr(part) || !owner.attr(part).isModule()) return {owner, ""};
+    owner = owner.attr(part).toModule();
+  }
+  return {owner, path.substr(start)};
+}
+
+at::Tensor state_tensor(const torch::jit::Module& module, const std::string& path) {
+  auto [owner, name] = attribute_owner(module, path);
+  if (name.empty() || !owner.hasattr(name) || !owner.attr(name).isTensor()) return {};
+  return owner.attr(name).toTensor();
+}
+
+void set_state_tensor(const torch::jit::Module& module, const std::string& path, const at::Tensor& value) {
+  auto [owner, name] = attribute_owner(module, path);
+  owner.setattr(name, value);
+}
+
+std::vector<StatePair> state_pairs(const torch::jit::Module& module, const core::eval::ModelEvaluator& evaluator) {
+  std::vector<StatePair> pairs;
+  const auto& outputs = evaluator.output_names();
+  for (size_t i = 0; i < evaluator.input_names().size(); ++i) {
+    const std::string& name = evaluator.input_names()[i];
+    const auto out = std::find(outputs.begin(), outputs.end(), name + "_out");
+    if (out != outputs.end() && state_tensor(module, name).defined())
+      pairs.push_back({i, static_cast<size_t>(out - outputs.begin()), name});
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const StatePair& a, const StatePair& b) { return a.output < b.output; });
+  return pairs;
+}
+
 // Converts MODEL.pt again (in memory, nothing written) to learn libtorch's value of each ONNX
 // value on `inputs`, then compares node by node.
 void compare_nodes(const std::string& model_path, const MethodArguments& arguments, const std::string& onnx_path,
@@ -239,11 +283,11 @@ void compare_nodes(const std::string& model_path, const MethodArguments& argumen
 }
 
 void check_evaluable(const core::eval::ModelEvaluator& evaluator, const torch::jit::Module& module,
-                     const std::string& model_path, const std::string& onnx_path) {
+                     const std::string& model_path, const std::string& onnx_path, size_t state_inputs) {
   evaluator.check_supported();
   const auto& arguments = module.get_method("forward").function().getSchema().arguments();
   size_t tensors = 0;
-  const size_t given = evaluator.input_names().size();
+  const size_t given = evaluator.input_names().size() - state_inputs;
   for (size_t i = 1; i < arguments.size(); ++i) {  // without self
     if (tensors == given && arguments[i].default_value()) continue;  // left at its default
     const size_t n = graph_inputs_of(arguments[i].type());
@@ -254,24 +298,28 @@ void check_evaluable(const core::eval::ModelEvaluator& evaluator, const torch::j
                                                 "tensors; compare this one in ONNX Runtime"));
     tensors += n;
   }
-  if (tensors != evaluator.input_names().size())
+  if (tensors != given)
     throw ConfigError("verify: forward() of '" + model_path + "' takes " + std::to_string(tensors) + " tensors, '" +
-                          onnx_path + "' has " + std::to_string(evaluator.input_names().size()) + " inputs",
+                          onnx_path + "' has " + std::to_string(given) + " inputs" +
+                          (state_inputs ? " besides its " + std::to_string(state_inputs) + " state inputs" : ""),
                       ErrorContext::with_hint("verify the ONNX file exported from this model"));
 }
 
 SampleCheck check_sample(torch::jit::Module& module, const MethodArguments& arguments,
                          const core::eval::ModelEvaluator& evaluator,
                          const std::vector<bool>& sequence_outputs, const core::ModelInputs& inputs,
-                         const VerifyOptions& options, const std::string& onnx_path) {
+                         const VerifyOptions& options, const std::string& onnx_path,
+                         const std::vector<StatePair>& state, std::vector<EvalValue>& actual) {
   std::vector<EvalValue> expected;
   // The graph as written, without the executor's optimizations: from the second call on, libtorch
   // 2.6's profiling executor specializes and fuses it, which took minutes for a small ViT (and
   // would check libtorch's fused kernels rather than the model).
   const torch::jit::GraphOptimizerEnabledGuard as_written(false);
   flatten_outputs(module.forward(arguments(inputs.tensors)), sequence_outputs, expected);
+  for (const auto& pair : state)  // the state outputs follow the model's own
+    if (pair.output == expected.size()) expected.emplace_back(state_tensor(module, pair.path).clone());
   const auto feeds = core::as_onnx_inputs(inputs.tensors);
-  const auto actual = evaluator.run(std::vector<EvalValue>(feeds.begin(), feeds.end()));
+  actual = evaluator.run(std::vector<EvalValue>(feeds.begin(), feeds.end()));
   if (actual.size() < expected.size())
     throw ExportError("verify: the model returns " + std::to_string(expected.size()) + " tensors, '" + onnx_path +
                           "' has " + std::to_string(actual.size()) + " outputs",
@@ -299,7 +347,8 @@ size_t decide(VerifyResult& result, const VerifyOptions& options) {
       if (!out.ok) {
         result.ok = false;
         result.verdict =
-            "MISMATCH: output '" + out.name + "' of input set " + std::to_string(k + 1) + ": " +
+            "MISMATCH: output '" + out.name + "' of input set " + std::to_string(k / options.steps + 1) +
+            (options.steps > 1 ? " step " + std::to_string(k % options.steps + 1) : "") + ": " +
             (out.problem.empty() ? "max abs error " + core::error_figure(out.max_abs_error) + ", max rel error " +
                                        core::error_figure(out.max_rel_error) + " " + tolerances(options)
                                  : out.problem);
@@ -308,7 +357,10 @@ size_t decide(VerifyResult& result, const VerifyOptions& options) {
   double worst = 0;
   for (const auto& s : result.samples)
     for (const auto& out : s.outputs) worst = std::max(worst, out.max_abs_error);
-  result.verdict = "ok: " + std::to_string(result.samples.size()) + " input sets, " +
+  const std::string sets = options.steps > 1 ? std::to_string(result.samples.size() / options.steps) +
+                                                  " input sets x " + std::to_string(options.steps) + " steps, "
+                                            : std::to_string(result.samples.size()) + " input sets, ";
+  result.verdict = "ok: " + sets +
                    std::to_string(result.samples.empty() ? 0 : result.samples[0].outputs.size()) +
                    " outputs each, max abs error " + core::error_figure(worst) + " " + tolerances(options);
   return 0;
@@ -321,6 +373,9 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
   if (options.samples < 1)
     throw ConfigError("--samples " + std::to_string(options.samples) + ": at least one input set is needed",
                       ErrorContext::with_hint("give --samples 1 or more"));
+  if (options.steps < 1)
+    throw ConfigError("--steps " + std::to_string(options.steps) + ": at least one call is needed",
+                      ErrorContext::with_hint("give --steps 1 or more"));
   if (!(options.rtol >= 0) || !(options.atol >= 0))
     throw ConfigError("--rtol/--atol must be non-negative numbers",
                       ErrorContext::with_hint("e.g. --rtol 1e-3 --atol 1e-5"));
@@ -337,7 +392,12 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     const core::eval::ModelEvaluator evaluator(model, core::directory_of(onnx_path),
                                                core::eval::pack_kernels(exporter->registry()));
     const MethodArguments arguments(options.inputs, module, evaluator.input_names(), options);
-    if (!arguments.whole()) check_evaluable(evaluator, module, model_path, onnx_path);
+    const std::vector<StatePair> state = state_pairs(module, evaluator);
+    if (options.steps > 1 && state.empty())
+      throw ConfigError("verify --steps " + std::to_string(options.steps) + ": '" + onnx_path +
+                            "' has no state inputs (an input NAME and an output NAME_out for a module tensor NAME)",
+                        ErrorContext::with_hint("export the model with --state-io, or verify without --steps"));
+    if (!arguments.whole()) check_evaluable(evaluator, module, model_path, onnx_path, state.size());
     torch::NoGradGuard no_grad;
     std::vector<core::ModelInputs> input_sets{
         core::inputs_for_model(model.graph(), evaluator.input_names(), arguments.graph_specs(), options.seed)};
@@ -346,12 +406,40 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
           core::redrawn_inputs(model.graph(), evaluator.input_names(), input_sets[0], options.seed + k, k));
     std::vector<bool> sequence_outputs;
     for (const auto& out : model.graph().output()) sequence_outputs.push_back(out.type().has_sequence_type());
-    for (const auto& inputs : input_sets)
-      result.samples.push_back(
-          check_sample(module, arguments, evaluator, sequence_outputs, inputs, options, onnx_path));
+    // Each input set starts from the state the model file holds, as the export did.
+    std::vector<at::Tensor> loaded_state;
+    for (const auto& pair : state) loaded_state.push_back(state_tensor(module, pair.path).clone());
+    std::vector<core::ModelInputs> sample_inputs;
+    for (const auto& inputs : input_sets) {
+      core::ModelInputs step = inputs;
+      for (size_t k = 0; k < state.size(); ++k) {
+        set_state_tensor(module, state[k].path, loaded_state[k].clone());
+        step.tensors[state[k].input] = loaded_state[k].clone();
+        step.described[state[k].input] = state[k].path + ": " + core::tensor_type_text(loaded_state[k]) +
+                                         " from the model file";
+      }
+      for (int s = 0; s < options.steps; ++s) {
+        std::vector<EvalValue> actual;
+        result.samples.push_back(check_sample(module, arguments, evaluator, sequence_outputs, step, options,
+                                              onnx_path, state, actual));
+        if (options.steps > 1)
+          result.samples.back().inputs.push_back("step " + std::to_string(s + 1) + " of " +
+                                                 std::to_string(options.steps));
+        sample_inputs.push_back(step);
+        for (const auto& pair : state) {
+          step.tensors[pair.input] = actual.at(pair.output).tensor;
+          step.described[pair.input] = pair.path + ": " + core::tensor_type_text(step.tensors[pair.input]) +
+                                       " from step " + std::to_string(s + 1);
+        }
+      }
+    }
+    for (size_t k = 0; k < state.size(); ++k) set_state_tensor(module, state[k].path, loaded_state[k]);
     const size_t failing = decide(result, options);
     if (options.per_node || !result.ok) {
-      compare_nodes(model_path, arguments, onnx_path, model, evaluator, input_sets[failing], options, exporter, result);
+      // A later step's state is no state the export saw: nodes are compared on the first step's.
+      const size_t compared = state.empty() ? failing : failing - failing % options.steps;
+      compare_nodes(model_path, arguments, onnx_path, model, evaluator, sample_inputs[compared], options, exporter,
+                    result);
       if (!result.ok && result.first_diverging >= 0)
         result.verdict += "; first diverging node: " + node_text(result.nodes[result.first_diverging]);
     }

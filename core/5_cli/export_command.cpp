@@ -63,7 +63,8 @@ const ExportOption kVerify{"",
                            "after writing, run the model in libtorch and the ONNX file in onnxport's evaluator on the "
                            "export's inputs and two more input sets, compare every output (rtol 1e-3, atol 1e-5) and "
                            "exit 1 on a mismatch, naming the first diverging node (the file stays, for inspection); "
-                           "as `onnxport verify`"};
+                           "as `onnxport verify` (with --state-io: 10 calls in a row, each fed the state the one "
+                           "before returned, as `verify --steps 10`)"};
 const ExportOption kPrintConfig{"",
                                 "--print-config",
                                 FlagForm::Switch,
@@ -244,6 +245,7 @@ int run_export(const ExportArgs& args, bool print_config) {
   verify.inputs = options.inputs;
   verify.seed = options.seed;
   verify.export_options = options;
+  if (options.state_io) verify.steps = 10;
   return print_verification(verify_onnx_file(args.model, args.output, verify, &exporter), false);
 }
 

@@ -54,6 +54,7 @@ SAMPLES = {
     "submodule": Sample("--submodule", "", "_model", ["--submodule", "encoder.layers.0"], "_model",
                         "encoder.layers.0"),
     "dynamic_numbers": switch("--dynamic-numbers", False),
+    "state_io": switch("--state-io", False),
     "opset_version": Sample("--opset", 17, 11, ["--opset", "13"], 11, 13),
     # The same names as the "inputs" sample gives: naming an input two ways differently is refused.
     "input_names": Sample("--input-names", [], ["x", "v"], ["--input-names", "a,b"], ["x", "v"], ["a", "b"]),

@@ -353,7 +353,7 @@ async function main() {
   return passed === cases.length ? 0 : 1;
 }
 
-module.exports = {readNpy, writeNpy, compareOutput};
+module.exports = {loadOrt, readNpy, writeNpy, compareOutput, toOrtTensor, fromOrtTensor};
 
 if (require.main === module) {
   main().then((code) => { process.exitCode = code; });

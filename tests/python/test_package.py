@@ -153,6 +153,32 @@ class PackageApiTest(unittest.TestCase):
         os.makedirs(TMP)
         torch.manual_seed(0)
 
+    def test_state_io_makes_a_scripted_modules_state_inputs_and_outputs(self):
+        class Counter(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("total", torch.ones(3))
+
+            def forward(self, x):
+                self.total = self.total + x
+                return self.total * 2.0
+
+        module = torch.jit.script(Counter())
+        onnx_file = path("state_io.onnx")
+        onnxport.export(module, (torch.zeros(3),), onnx_file, state_io=True, input_names=["x"])
+        graph = onnx.load(onnx_file).graph
+        self.assertEqual([i.name for i in graph.input], ["x", "total"])
+        self.assertEqual([o.name for o in graph.output], ["output_0", "total_out"])
+        # Two calls in ONNX Runtime, the second fed the state the first returned, as the module does.
+        state = module.total.clone()
+        for step in range(2):
+            x = torch.randn(3)
+            with torch.no_grad():
+                y = module(x)
+            ok, log = ort_matches(onnx_file, save_manifest(f"state_io{step}", [x, state], [y, module.total]))
+            self.assertTrue(ok, log)
+            state = module.total.clone()
+
     def test_an_nn_module_with_keyword_args_dynamic_axes_and_names_matches_pytorch(self):
         block = Block()
         block.train()  # export in eval mode (the default) and give the module back in train mode

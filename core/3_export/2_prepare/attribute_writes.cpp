@@ -127,7 +127,7 @@ void thread_block(torch::jit::Block* block, const torch::jit::Value* self, Curre
 
 }  // namespace
 
-size_t fold_attribute_writes(torch::jit::Graph& graph, const torch::jit::Module& self_module) {
+size_t fold_attribute_writes(torch::jit::Graph& graph, const torch::jit::Module& self_module, WrittenState& state) {
   if (graph.inputs().empty()) return 0;
   const torch::jit::Value* self = graph.inputs()[0];
   std::set<std::string> written;
@@ -137,9 +137,26 @@ size_t fold_attribute_writes(torch::jit::Graph& graph, const torch::jit::Module&
   Current current;
   {
     torch::jit::WithInsertPoint at_start(graph.block()->nodes().front());
-    for (const auto& path : written) current[path] = graph.insertConstant(loaded_value(self_module, path));
+    for (const auto& path : written) {
+      const c10::IValue value = loaded_value(self_module, path);
+      if (!value.isTensor()) {
+        current[path] = graph.insertConstant(value);
+        continue;
+      }
+      state.paths.push_back(path);
+      state.loaded.push_back(value.toTensor());
+      if (!state.as_io) {
+        current[path] = graph.insertConstant(value);
+        continue;
+      }
+      torch::jit::Value* input = graph.addInput();
+      input->setType(c10::TensorType::create(value.toTensor()));
+      current[path] = input;
+    }
   }
   thread_block(graph.block(), self, current);
+  if (state.as_io)
+    for (const auto& path : state.paths) graph.registerOutput(current.at(path));
   return written.size();
 }
 

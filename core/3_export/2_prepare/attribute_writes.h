@@ -4,16 +4,29 @@
 // computes one call: each read takes the attribute's value at that point of the call (its value
 // when the model was loaded, or the last value assigned before it, on the path taken: an
 // assignment inside a branch or loop makes the value an If output or loop-carried value), and the
-// writes go. The new value is not kept between calls of the exported model (ONNX graphs have no
-// state).
+// writes go. ONNX graphs have no state: the new value is lost between calls, unless the tensors
+// assigned are made graph inputs and outputs (WrittenState::as_io, --state-io).
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/script.h>
 
+#include <string>
+#include <vector>
+
 namespace onnxport::core {
+
+// The module tensors forward assigns.
+struct WrittenState {
+  bool as_io = false;              // set by the caller: make them graph inputs and outputs
+  std::vector<std::string> paths;  // "_state", "_model.h", in the order of the inputs and outputs
+  std::vector<at::Tensor> loaded;  // each one's value when the model was loaded
+};
 
 // Rewrites prim::GetAttr/prim::SetAttr on `self` (graph input 0) and its submodules, for every
 // attribute that forward assigns. Throws ModelError when an assignment sits inside another kind of
-// block. Returns how many attributes it resolved.
-size_t fold_attribute_writes(torch::jit::Graph& graph, const torch::jit::Module& self);
+// block. Returns how many attributes it resolved; `state` gets those holding tensors. With
+// state.as_io each of those starts from a new graph input appended after the others instead of
+// its loaded value, and its value at the end of the call is a graph output appended after the
+// others.
+size_t fold_attribute_writes(torch::jit::Graph& graph, const torch::jit::Module& self, WrittenState& state);
 
 }  // namespace onnxport::core

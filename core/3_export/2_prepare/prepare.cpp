@@ -44,13 +44,15 @@ size_t example_inputs_taken(const c10::TypePtr& type) {
 // Optional arguments that are given are refined to their element type, so that `hx is None`
 // tests fold and the tuples inside can be flattened.
 // `whole`: one example value per argument (made from --input specs), else one per tensor.
+// `state_inputs`: inputs after the arguments (WrittenState::as_io), left as they are.
 void bind_arguments(torch::jit::Graph& graph, const c10::FunctionSchema& schema, size_t given, bool whole,
-                    size_t self_inputs) {
+                    size_t self_inputs, size_t state_inputs) {
   const auto& params = schema.arguments();  // params[0] is self
+  const size_t arguments_end = graph.inputs().size() - state_inputs;
   size_t first_unbound = self_inputs;
-  for (size_t taken = 0; first_unbound < graph.inputs().size() && taken < given; ++first_unbound)
+  for (size_t taken = 0; first_unbound < arguments_end && taken < given; ++first_unbound)
     taken += whole ? 1 : example_inputs_taken(graph.inputs()[first_unbound]->type());
-  for (size_t i = graph.inputs().size(); i-- > first_unbound;) {
+  for (size_t i = arguments_end; i-- > first_unbound;) {
     const size_t param = i - self_inputs + 1;
     if (param >= params.size() || !params[param].default_value()) break;  // check_input_count reports it
     torch::jit::WithInsertPoint at_start(graph.block()->nodes().front());
@@ -243,7 +245,12 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
 
   auto graph = frozen.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);
-  if (fold_attribute_writes(*graph, frozen) > 0) torch::jit::EliminateDeadCode(graph);
+  WrittenState state;
+  state.as_io = options.state_io;
+  if (fold_attribute_writes(*graph, frozen, state) > 0) torch::jit::EliminateDeadCode(graph);
+  out.state_paths = state.paths;
+  out.state_loaded = state.loaded;
+  out.state_io = state.as_io && !state.paths.empty();
   // Training mode keeps mutated buffers (BatchNorm statistics) as attributes read through self.
   if (!graph->inputs().empty() && graph->inputs()[0]->type()->cast<c10::ClassType>()) {
     if (graph->inputs()[0]->hasUses())
@@ -252,7 +259,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
       graph->eraseInput(0);
   }
   bind_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, whole_arguments,
-                 out.self ? 1 : 0);
+                 out.self ? 1 : 0, out.state_io ? out.state_paths.size() : 0);
   // The loaded module's object outlives the export inside libtorch, and with it the frozen
   // forward graph, which holds every parameter as a constant: the export would keep them all
   // even after the ONNX model has replaced them (folded copies). The copy above is all the
@@ -461,6 +468,51 @@ size_t tensor_union_inputs(torch::jit::Graph& graph, const std::vector<torch::ji
 
 }  // namespace
 
+namespace {
+
+// The state inputs (after the arguments' graph inputs) take the tensors the model was loaded with,
+// and their attributes' names; without --state-io, a warning names what the export drops.
+void take_state_inputs(const torch::jit::Graph& graph, PreparedGraph& out, std::vector<torch::jit::IValue>& inputs) {
+  if (out.state_paths.empty()) return;
+  std::string names;
+  for (const auto& path : out.state_paths) names += (names.empty() ? "" : ", ") + path;
+  if (!out.state_io) {
+    out.warnings.push_back("the exported method assigns module state (" + names +
+                           "): the ONNX file computes one call from the state the model file holds and drops "
+                           "the new values; --state-io makes each an input and an output");
+    return;
+  }
+  const size_t arguments = graph.inputs().size() - (out.self ? 1 : 0) - out.state_paths.size();
+  out.input_names.resize(arguments);
+  for (size_t k = 0; k < out.state_paths.size(); ++k) {
+    out.input_names.push_back(out.state_paths[k]);
+    inputs.push_back(out.state_loaded[k]);
+  }
+}
+
+// A state tensor must keep its dtype and shape through a call, or the file's output would not fit
+// its input on the next one.
+void check_state_keeps_its_type(const PreparedGraph& out) {
+  if (!out.state_io) return;
+  const auto& outputs = out.graph->outputs();
+  for (size_t k = 0; k < out.state_paths.size(); ++k) {
+    const at::Tensor& loaded = out.state_loaded[k];
+    auto after = outputs[outputs.size() - out.state_paths.size() + k]->type()->cast<c10::TensorType>();
+    const auto sizes = after ? after->sizes().concrete_sizes() : c10::nullopt;
+    if (after && sizes && after->scalarType() == loaded.scalar_type() && *sizes == loaded.sizes().vec()) continue;
+    const std::string now = after && sizes && after->scalarType()
+                                ? type_text(after)
+                                : "a value of another type";
+    throw ModelError("--state-io: state '" + out.state_paths[k] + "' is " +
+                         type_text(c10::TensorType::create(loaded)) + " in the model file and " + now +
+                         " after a call: an input and output of the ONNX file cannot take both",
+                     ErrorContext::with_hint("save the model with its state in the type the calls keep (call it "
+                                             "once, then save it), or export without --state-io"));
+  }
+}
+
+}  // namespace
+
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   PreparedGraph out;
   std::shared_ptr<torch::jit::Graph> graph =
@@ -473,6 +525,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
                             out.input_names);
   else
     for (const auto& spec : options.inputs) out.input_names.push_back(spec.name);
+  take_state_inputs(*graph, out, loaded.inputs);
   std::string tuples_left_at;
   if (auto unflattened = clean_up(graph, out, tuples_left_at)) graph = unflattened;
 
@@ -497,7 +550,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
     out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*graph, self_inputs);
   const ModeChoice mode = choose_mode(*graph, options);
   out.mode_reason = mode.reason;
-  out.warnings = mode.warnings;
+  out.warnings.insert(out.warnings.end(), mode.warnings.begin(), mode.warnings.end());
   out.scripted = mode.script;
   if (!tuples_left_at.empty() && (mode.script || mode.control_flow_sites == 0))
     throw ModelError("the scripted graph passes tuples through " + tuples_left_at +
@@ -550,6 +603,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   }
   if (out.transposes) out.transposes->pause(false);
   out.graph = graph;
+  check_state_keeps_its_type(out);
   out.resized = run_resized(out, graph_input_names(options, out.input_names, out.example_tensors.size()), options);
   buffers.restore();
   out.untraced.reset();

@@ -37,6 +37,11 @@ struct PreparedGraph {
   // One per graph input (after `self`): the name its --input spec gives ("hc.0" for a tuple's
   // first element), "" where none does.
   std::vector<std::string> input_names;
+  // The module tensors the method assigns ("_state"), and their values in the model file. With
+  // state_io (--state-io) they are the last graph inputs, their new values the last outputs.
+  std::vector<std::string> state_paths;
+  std::vector<at::Tensor> state_loaded;
+  bool state_io = false;
   // When the graph still reads module attributes (training mode keeps mutated buffers such
   // as BatchNorm running stats), input 0 is `self` and prim::GetAttr chains resolve here.
   std::optional<torch::jit::Module> self;

@@ -362,7 +362,10 @@ ConvertStats Converter::run() {
   builder_.set_origin(NodeOrigin{});
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat[i]->is_none()) throw ExportError("the model returns None as output " + std::to_string(i));
-    const std::string name = i < o.output_names.size() ? o.output_names[i] : default_output_name(i, o);
+    const size_t state_from = flat.size() - (prepared_.state_io ? prepared_.state_paths.size() : 0);
+    const std::string name = i < o.output_names.size() ? o.output_names[i]
+                             : i >= state_from       ? prepared_.state_paths[i - state_from] + "_out"
+                                                     : default_output_name(i, o);
     const std::string before = flat[i]->name();
     builder_.name_output(flat[i], name);
     if (!before.empty() && flat[i]->name() != before) rename_onnx_value(stats_.value_names, before, flat[i]->name());

@@ -103,6 +103,10 @@ struct ExportOptions {
   std::string submodule;
   // Number arguments (int, float, bool) as 0-d graph inputs instead of constants in the graph.
   bool dynamic_numbers = false;
+  // Each module tensor the exported method assigns is a graph input (named after the attribute,
+  // its value in the file the example) and its value after the call a graph output ("<name>_out"),
+  // so that a streaming model's state goes round the loop outside the graph.
+  bool state_io = false;
   // Intermediate values made graph outputs after the model's own: module paths, TorchScript
   // value names or ONNX value names (extra_outputs.h).
   std::vector<std::string> extra_outputs;

@@ -18,6 +18,10 @@ struct VerifyOptions {
   // Input sets: the given (or drawn) one, then samples-1 more drawn like it with other seeds,
   // dims the ONNX graph declares dynamic grown by one per sample.
   int samples = 3;
+  // Calls in a row per input set, for a file exported with --state-io: each step's state inputs
+  // take what the previous step returned (the first the model file's state), as the module keeps
+  // its attributes between calls; every step's outputs and states are compared.
+  int steps = 1;
   double rtol = 1e-3;
   double atol = 1e-5;
   // Compare every node's value even when the outputs agree (on a mismatch it is always done).

@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""--state-io: the module tensors a TorchScript method assigns (a streaming model's state) become
+graph inputs named after the attributes and graph outputs NAME_out. Each model here is called in
+a loop of 50 steps by PyTorch and by ONNX Runtime (tests/integration/ort_state_loop.js), the ONNX
+file fed the state its previous step returned, starting from the state saved in the file; every
+step's outputs and states must match. Without the flag the export warns, naming the attributes;
+a state that changes its shape in a call is refused in one line.
+
+Environment (set by ctest): ONNXPORT, ONNXPORT_ORT_STATE_LOOP, ONNXPORT_TEST_TMP.
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+import onnx
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "support"))
+from cli_test import TMP, path, run  # noqa: E402
+
+ORT_STATE_LOOP = os.environ["ONNXPORT_ORT_STATE_LOOP"]
+STEPS = 50
+
+
+class Resetting(torch.nn.Module):
+    """A recurrent cell whose state is reset every sixth call, in script mode's branches."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+        self.register_buffer("_state", torch.zeros(2, 4))
+        self.register_buffer("_count", torch.zeros(1))
+
+    def forward(self, x):
+        h = torch.tanh(self.lin(x) + self._state)
+        if bool(self._count >= 5):
+            self._state = torch.zeros_like(h)
+            self._count = torch.zeros(1)
+        else:
+            self._state = h
+            self._count = self._count + 1
+        return h * 2.0
+
+
+class Average(torch.nn.Module):
+    """A running average kept by a submodule, read by its parent: straight-line (trace mode)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("avg", torch.zeros(3))
+
+    def forward(self, x):
+        self.avg = 0.9 * self.avg + 0.1 * x.mean(0)
+        return self.avg
+
+
+class WithAverage(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stats = Average()
+        self.register_buffer("scale", torch.full((3,), 0.5))  # read only: stays an initializer
+
+    def forward(self, x):
+        return (x - self.stats(x)) * self.scale
+
+
+class Filling(torch.nn.Module):
+    """Its context is empty in the file and filled by the first call."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("_context", torch.zeros(0))
+
+    def forward(self, x):
+        joined = torch.cat([self._context, x])
+        self._context = x[-2:]
+        return joined.sum().reshape(1)
+
+
+def state_value(module, name):
+    """The attribute at dotted path `name` of `module`, copied."""
+    owner = module
+    for part in name.split(".")[:-1]:
+        owner = getattr(owner, part)
+    return getattr(owner, name.split(".")[-1]).detach().clone()
+
+
+def loop_in_torch(module, inputs, state_names):
+    """Calls `module` on each input; per step its output and the state attributes after it."""
+    steps = []
+    with torch.no_grad():
+        for x in inputs:
+            y = module(x)
+            steps.append((y.clone(), [state_value(module, name) for name in state_names]))
+    return steps
+
+
+def loop_in_ort(test, onnx_file, tag, inputs, initial, steps, state_names):
+    """Writes the loop's files and runs it in ONNX Runtime; returns its summary line."""
+    loop = {"state": [], "steps": []}
+    for name, value in zip(state_names, initial):
+        np.save(path(f"{tag}.{name}.init.npy"), value.numpy())
+        loop["state"].append({"input": name, "output": name + "_out", "initial": f"{tag}.{name}.init.npy"})
+    for k, (x, (y, states)) in enumerate(zip(inputs, steps)):
+        np.save(path(f"{tag}.x{k}.npy"), x.numpy())
+        np.save(path(f"{tag}.y{k}.npy"), y.numpy())
+        outputs = {"output_0": f"{tag}.y{k}.npy"}
+        for name, value in zip(state_names, states):
+            np.save(path(f"{tag}.{name}.{k}.npy"), value.numpy())
+            outputs[name + "_out"] = f"{tag}.{name}.{k}.npy"
+        loop["steps"].append({"inputs": {"x": f"{tag}.x{k}.npy"}, "outputs": outputs})
+    with open(path(f"{tag}.loop.json"), "w") as fh:
+        json.dump(loop, fh)
+    r = subprocess.run(["node", ORT_STATE_LOOP, onnx_file, path(f"{tag}.loop.json")], capture_output=True, text=True)
+    test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+    return r.stdout.strip().splitlines()[-1]
+
+
+class StateIoTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(TMP, exist_ok=True)
+
+    def save(self, module, name):
+        torch.manual_seed(0)
+        torch.jit.script(module.eval()).save(path(name))
+        return path(name)
+
+    def check_loop(self, model_file, tag, shape, state_names, *export_args):
+        onnx_file = path(tag + ".onnx")
+        r = run("export", model_file, "-o", onnx_file, "--input", "x:" + "x".join(map(str, shape)), "--state-io",
+                *export_args)
+        graph = onnx.load(onnx_file).graph
+        self.assertEqual([i.name for i in graph.input], ["x", *state_names])
+        self.assertEqual([o.name for o in graph.output], ["output_0", *[n + "_out" for n in state_names]])
+        module = torch.jit.load(model_file)
+        initial = [state_value(module, name) for name in state_names]
+        torch.manual_seed(1)
+        inputs = [torch.randn(*shape) for _ in range(STEPS)]
+        steps = loop_in_torch(module, inputs, state_names)
+        summary = loop_in_ort(self, onnx_file, tag, inputs, initial, steps, state_names)
+        self.assertIn(f"{STEPS} steps, 0 outputs differ", summary)
+        return r, graph, steps
+
+    def test_script_mode_loop_with_resets(self):
+        model = self.save(Resetting(), "resetting.pt")
+        _, graph, steps = self.check_loop(model, "resetting", (2, 4), ["_count", "_state"], "--mode", "script")
+        self.assertIn("If", [n.op_type for n in graph.node])
+        # The loop went through resets: the state was all zeros after some steps and not after others.
+        zero_states = sum(1 for _, states in steps if float(states[1].abs().max()) == 0.0)
+        self.assertEqual(zero_states, STEPS // 6)
+        # onnxport's own evaluator runs the same loop against libtorch, from three input sets.
+        r = run("verify", model, path("resetting.onnx"), "--input", "x:2x4", "--steps", str(STEPS), "--mode", "script")
+        self.assertIn(f"verify: ok: 3 input sets x {STEPS} steps, 3 outputs each", r.stdout)
+
+    def test_submodule_state_in_trace_mode_and_read_only_buffer_stays(self):
+        model = self.save(WithAverage(), "average.pt")
+        _, graph, _ = self.check_loop(model, "average", (5, 3), ["stats.avg"], "--mode", "trace")
+        self.assertEqual([i.name for i in graph.initializer], ["scale"])
+
+    def test_without_the_flag_a_warning_names_the_state(self):
+        model = self.save(Resetting(), "resetting_plain.pt")
+        out = path("plain.onnx")
+        r = run("export", model, "-o", out, "--input", "x:2x4", "--mode", "script")
+        self.assertIn("assigns module state (_count, _state)", r.stderr)
+        self.assertIn("--state-io makes each an input and an output", r.stderr)
+        self.assertEqual([i.name for i in onnx.load(out).graph.input], ["x"])
+        r = run("verify", model, out, "--input", "x:2x4", "--steps", "3", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("has no state inputs", r.stderr)
+        self.assertIn("export the model with --state-io", r.stderr)
+
+    def test_a_state_that_changes_shape_is_refused(self):
+        model = self.save(Filling(), "filling.pt")
+        out = path("filling.onnx")
+        r = run("export", model, "-o", out, "--input", "x:5", "--state-io", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--state-io: state '_context' is float32[0] in the model file and float32[2] after a call",
+                      r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertFalse(os.path.exists(out))
+
+
+if __name__ == "__main__":
+    unittest.main()
