@@ -64,7 +64,7 @@ const ExportOption kVerify{"",
                            "export's inputs and two more input sets, compare every output (rtol 1e-3, atol 1e-5) and "
                            "exit 1 on a mismatch, naming the first diverging node (the file stays, for inspection); "
                            "as `onnxport verify` (with --state-io: 10 calls in a row, each fed the state the one "
-                           "before returned, as `verify --steps 10`)"};
+                           "before returned)"};
 const ExportOption kPrintConfig{"",
                                 "--print-config",
                                 FlagForm::Switch,

@@ -85,7 +85,8 @@ Command add_verify_command(CLI::App& app) {
                   "input sets to compare: the given one, then more drawn like it (dynamic dims grown by one each); "
                   "default 3");
   cmd->add_option("--steps", args->options.steps,
-                  "for a file exported with --state-io: calls in a row per input set, each step's state inputs "
+                  "for a file exported with its module state as inputs and outputs (export's state-io): calls "
+                  "in a row per input set, each step's state inputs "
                   "fed what the step before returned (the first the model file's state), every step's outputs "
                   "and states compared (default 1)");
   cmd->add_option("--rtol", args->options.rtol, "relative tolerance (default 1e-3)");
