@@ -19,9 +19,10 @@ Command add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "run an ONNX file with onnxport's own evaluator (ATen), no ONNX Runtime");
   cmd->add_option("file", args->file, "ONNX file")->required();
   cmd->add_option("--input", args->inputs,
-                  "a graph input's value: NAME=FILE.npy, or NAME:SHAPE[:DTYPE] drawn at random (fixed seed); "
+                  "a graph input's value: NAME=FILE.npy, or NAME:SHAPE[:DTYPE] drawn at random (fixed seed), or "
+                  "NAME:int=VALUE (float=, bool=) for a 0-d input a number became (export's dynamic numbers); "
                   "inputs not given are drawn from their declared type when it is static; repeatable")
-      ->type_name("NAME=FILE.npy|NAME:SHAPE[:DTYPE]");
+      ->type_name("NAME=FILE.npy|NAME:SHAPE[:DTYPE]|NAME:TYPE=VALUE");
   cmd->add_option("-o,--output-dir", args->options.output_dir,
                   "write each output to DIR/<output name>.npy (a sequence: one file per item)")
       ->type_name("DIR");

@@ -140,6 +140,11 @@ class ArgumentsTest(unittest.TestCase):
                            [self.module(self.x, sr)], f"srdyn{sr}")
         r = run("verify", self.model, onnx_file, "--input", "x:2x4", "--input", "sr:int=16000")
         self.assertIn("verify: ok", r.stdout)
+        # onnxport run takes the number for the 0-d input it became.
+        os.makedirs(path("run_out"), exist_ok=True)
+        run("run", onnx_file, "--input", "x=" + path("x.npy"), "--input", "sr:int=16000", "-o", path("run_out"))
+        ran = np.load(path("run_out", "output_0.npy"))
+        np.testing.assert_allclose(ran, self.module(self.x, 16000).detach().numpy(), rtol=1e-5, atol=1e-6)
 
     def test_number_from_a_0d_npy_file(self):
         np.save(path("sr.npy"), np.array(16000, dtype=np.int64))
