@@ -67,6 +67,24 @@ class WithAverage(torch.nn.Module):
         return (x - self.stats(x)) * self.scale
 
 
+class Gru(torch.nn.Module):
+    """A voice-activity-like model: a GRU whose hidden state is kept between calls, and a sample
+    rate argument that scales the input unless it is 16000 (folded as a constant)."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(4, 8, batch_first=True)
+        self.head = torch.nn.Linear(8, 1)
+        self.register_buffer("_h", torch.zeros(1, 1, 8))
+
+    def forward(self, x, sr: int):
+        if sr != 16000:
+            x = x * 0.5
+        y, h = self.gru(x, self._h)
+        self._h = h
+        return torch.sigmoid(self.head(y[:, -1]))
+
+
 class Filling(torch.nn.Module):
     """Its context is empty in the file and filled by the first call."""
 
@@ -88,12 +106,13 @@ def state_value(module, name):
     return getattr(owner, name.split(".")[-1]).detach().clone()
 
 
-def loop_in_torch(module, inputs, state_names):
-    """Calls `module` on each input; per step its output and the state attributes after it."""
+def loop_in_torch(module, inputs, state_names, call_args=()):
+    """Calls `module` on each input (and `call_args`); per step its output and the state
+    attributes after it."""
     steps = []
     with torch.no_grad():
         for x in inputs:
-            y = module(x)
+            y = module(x, *call_args)
             steps.append((y.clone(), [state_value(module, name) for name in state_names]))
     return steps
 
@@ -129,7 +148,7 @@ class StateIoTest(unittest.TestCase):
         torch.jit.script(module.eval()).save(path(name))
         return path(name)
 
-    def check_loop(self, model_file, tag, shape, state_names, *export_args):
+    def check_loop(self, model_file, tag, shape, state_names, *export_args, call_args=()):
         onnx_file = path(tag + ".onnx")
         r = run("export", model_file, "-o", onnx_file, "--input", "x:" + "x".join(map(str, shape)), "--state-io",
                 *export_args)
@@ -140,7 +159,7 @@ class StateIoTest(unittest.TestCase):
         initial = [state_value(module, name) for name in state_names]
         torch.manual_seed(1)
         inputs = [torch.randn(*shape) for _ in range(STEPS)]
-        steps = loop_in_torch(module, inputs, state_names)
+        steps = loop_in_torch(module, inputs, state_names, call_args)
         summary = loop_in_ort(self, onnx_file, tag, inputs, initial, steps, state_names)
         self.assertIn(f"{STEPS} steps, 0 outputs differ", summary)
         return r, graph, steps
@@ -160,6 +179,11 @@ class StateIoTest(unittest.TestCase):
         model = self.save(WithAverage(), "average.pt")
         _, graph, _ = self.check_loop(model, "average", (5, 3), ["stats.avg"], "--mode", "trace")
         self.assertEqual([i.name for i in graph.initializer], ["scale"])
+
+    def test_gru_state_with_a_folded_number_argument(self):
+        model = self.save(Gru(), "gru.pt")
+        for sr in (16000, 8000):
+            self.check_loop(model, f"gru{sr}", (1, 10, 4), ["_h"], "--input", f"sr:int={sr}", call_args=(sr,))
 
     def test_without_the_flag_a_warning_names_the_state(self):
         model = self.save(Resetting(), "resetting_plain.pt")
