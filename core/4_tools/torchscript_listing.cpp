@@ -10,6 +10,7 @@
 
 #include "1_base/torch_tensors.h"
 #include "3_export/1_load/load.h"
+#include "3_export/2_prepare/attribute_writes.h"
 #include "onnxport/dtype.h"
 
 namespace onnxport {
@@ -49,35 +50,11 @@ std::string signature(const torch::jit::Method& method) {
   return text + "(" + all + ")";
 }
 
-// The attribute path ("_model.rnn") of a module value reached from the graph's `self` by
-// prim::GetAttr; nullopt when it is reached otherwise.
-std::optional<std::string> path_from_self(const torch::jit::Value* v) {
-  std::string path;
-  while (v->node()->kind() == c10::prim::GetAttr) {
-    const std::string name = v->node()->s(c10::attr::name);
-    path = path.empty() ? name : name + "." + path;
-    v = v->node()->input();
-  }
-  if (v->node()->kind() != c10::prim::Param || v->offset() != 0) return std::nullopt;
-  return path;
-}
-
-void collect_writes(const torch::jit::Block* block, std::set<std::string>& writes) {
-  for (const auto* n : block->nodes()) {
-    for (const auto* b : n->blocks()) collect_writes(b, writes);
-    if (n->kind() != c10::prim::SetAttr) continue;
-    if (auto owner = path_from_self(n->inputs()[0]))
-      writes.insert((owner->empty() ? "" : *owner + ".") + n->s(c10::attr::name));
-  }
-}
-
 // The module attributes the method writes, itself or through the methods it calls.
 std::set<std::string> attributes_written(const torch::jit::Method& method) {
   auto graph = torch::jit::toGraphFunction(method.function()).graph()->copy();
   torch::jit::Inline(*graph);
-  std::set<std::string> writes;
-  collect_writes(graph->block(), writes);
-  return writes;
+  return core::assigned_attributes(*graph);
 }
 
 std::string value_text(const c10::IValue& v) {

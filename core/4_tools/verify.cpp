@@ -16,6 +16,7 @@
 #include "3_export/1_load/example_arguments.h"
 #include "3_export/1_load/load.h"
 #include "3_export/2_prepare/argument_inputs.h"
+#include "3_export/2_prepare/attribute_writes.h"
 #include "4_tools/model_inputs.h"
 #include "3_export/6_write/model_check.h"
 #include "onnxport/errors.h"
@@ -202,26 +203,14 @@ struct StatePair {
   std::string path;
 };
 
-// The module and attribute name a dotted path ("stats.avg") ends at.
-std::pair<torch::jit::Module, std::string> attribute_owner(const torch::jit::Module& module, const std::string& path) {
-  torch::jit::Module owner = module;
-  size_t start = 0;
-  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', start = dot + 1)) {
-    const std::string part = path.substr(start, dot - start);
-    if (!owner.hasattr(part) || !owner.attr(part).isModule()) return {owner, ""};
-    owner = owner.attr(part).toModule();
-  }
-  return {owner, path.substr(start)};
-}
-
 at::Tensor state_tensor(const torch::jit::Module& module, const std::string& path) {
-  auto [owner, name] = attribute_owner(module, path);
+  auto [owner, name] = core::attribute_owner(module, path);
   if (name.empty() || !owner.hasattr(name) || !owner.attr(name).isTensor()) return {};
   return owner.attr(name).toTensor();
 }
 
 void set_state_tensor(const torch::jit::Module& module, const std::string& path, const at::Tensor& value) {
-  auto [owner, name] = attribute_owner(module, path);
+  auto [owner, name] = core::attribute_owner(module, path);
   owner.setattr(name, value);
 }
 
@@ -409,7 +398,7 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     // Each input set starts from the state the model file holds, as the export did.
     std::vector<at::Tensor> loaded_state;
     for (const auto& pair : state) loaded_state.push_back(state_tensor(module, pair.path).clone());
-    std::vector<core::ModelInputs> sample_inputs;
+    std::vector<core::ModelInputs> first_steps;  // per input set, with the model file's state
     for (const auto& inputs : input_sets) {
       core::ModelInputs step = inputs;
       for (size_t k = 0; k < state.size(); ++k) {
@@ -418,6 +407,7 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
         step.described[state[k].input] = state[k].path + ": " + core::tensor_type_text(loaded_state[k]) +
                                          " from the model file";
       }
+      first_steps.push_back(step);
       for (int s = 0; s < options.steps; ++s) {
         std::vector<EvalValue> actual;
         result.samples.push_back(check_sample(module, arguments, evaluator, sequence_outputs, step, options,
@@ -425,7 +415,6 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
         if (options.steps > 1)
           result.samples.back().inputs.push_back("step " + std::to_string(s + 1) + " of " +
                                                  std::to_string(options.steps));
-        sample_inputs.push_back(step);
         for (const auto& pair : state) {
           step.tensors[pair.input] = actual.at(pair.output).tensor;
           step.described[pair.input] = pair.path + ": " + core::tensor_type_text(step.tensors[pair.input]) +
@@ -437,9 +426,8 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     const size_t failing = decide(result, options);
     if (options.per_node || !result.ok) {
       // A later step's state is no state the export saw: nodes are compared on the first step's.
-      const size_t compared = state.empty() ? failing : failing - failing % options.steps;
-      compare_nodes(model_path, arguments, onnx_path, model, evaluator, sample_inputs[compared], options, exporter,
-                    result);
+      compare_nodes(model_path, arguments, onnx_path, model, evaluator, first_steps[failing / options.steps], options,
+                    exporter, result);
       if (!result.ok && result.first_diverging >= 0)
         result.verdict += "; first diverging node: " + node_text(result.nodes[result.first_diverging]);
     }

@@ -44,16 +44,26 @@ std::string given_text(const InputSpec& spec) {
   return "?";
 }
 
+// The value type a spec gives an argument of this type as ("int" for int, "float" for float and
+// Scalar, "bool", "str"); empty for the types no value spec gives.
+std::string value_type_of(const c10::TypePtr& type) {
+  switch (type->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::SymIntType: return "int";
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::NumberType: return "float";
+    case c10::TypeKind::BoolType: return "bool";
+    case c10::TypeKind::StringType: return "str";
+    default: return "";
+  }
+}
+
 // The form of one element of this type, without a name: "SHAPE[:DTYPE]", "int=VALUE", "(E,E)".
 std::string element_form(const c10::TypePtr& type) {
+  if (const std::string value = value_type_of(type); !value.empty())
+    return value + (value == "bool" ? "=1" : value == "str" ? "=TEXT" : "=VALUE");
   switch (type->kind()) {
     case c10::TypeKind::TensorType: return "SHAPE[:DTYPE]";
-    case c10::TypeKind::IntType:
-    case c10::TypeKind::SymIntType: return "int=VALUE";
-    case c10::TypeKind::FloatType:
-    case c10::TypeKind::NumberType: return "float=VALUE";
-    case c10::TypeKind::BoolType: return "bool=1";
-    case c10::TypeKind::StringType: return "str=TEXT";
     case c10::TypeKind::OptionalType: return element_form(type->expectRef<c10::OptionalType>().getElementType());
     case c10::TypeKind::ListType: {
       const auto element = element_form(type->expectRef<c10::ListType>().getElementType());
@@ -110,14 +120,11 @@ class ArgumentMaker {
         for (const auto& v : spec.values) items.push_back(scalar_value(spec.value_type, v));
         return list_of(std::move(items), scalar_value(spec.value_type, "0").type());
       }
-      case InputSpec::Kind::Tuple: {
-        std::vector<c10::IValue> items;
-        for (const auto& e : spec.elements) items.push_back(untyped(e));
-        return c10::ivalue::Tuple::create(std::move(items));
-      }
+      case InputSpec::Kind::Tuple:
       case InputSpec::Kind::List: {
         std::vector<c10::IValue> items;
         for (const auto& e : spec.elements) items.push_back(untyped(e));
+        if (spec.kind == InputSpec::Kind::Tuple) return c10::ivalue::Tuple::create(std::move(items));
         const c10::TypePtr element = items.empty() ? c10::TensorType::get() : items.front().type();
         return list_of(std::move(items), element);
       }
@@ -158,7 +165,7 @@ class ArgumentMaker {
                                 [](const at::Tensor& t) { return c10::IValue(t.item<int64_t>()); });
       case K::FloatType:
         if (scalar_value_spec && (spec.value_type == "float" || spec.value_type == "int"))
-          return c10::IValue(std::stod(spec.values[0]));
+          return scalar_value("float", spec.values[0]);
         return number_from_file(spec, [](const at::Tensor& t) { return !t.is_complex() && t.scalar_type() != at::kBool; },
                                 [](const at::Tensor& t) { return c10::IValue(t.item<double>()); });
       case K::NumberType:
@@ -257,10 +264,8 @@ std::string input_form(const std::string& name, const c10::TypePtr& type) {
     return input_form(name, type->expectRef<c10::OptionalType>().getElementType()) + " (or " + name + ":none)";
   if (type->kind() == c10::TypeKind::TensorType) return name + ":SHAPE[:DTYPE] or " + name + "=FILE.npy";
   if (type->kind() == c10::TypeKind::ListType) {
-    const auto element = type->expectRef<c10::ListType>().getElementType();
-    const std::string value = element_form(element);
-    if (value.find('=') != std::string::npos && value.front() != '[' && value.front() != '(')
-      return name + ":" + value.substr(0, value.find('=')) + "[]=V,V";
+    const std::string value = value_type_of(type->expectRef<c10::ListType>().getElementType());
+    if (!value.empty()) return name + ":" + value + "[]=V,V";
   }
   return name + ":" + element_form(type);
 }

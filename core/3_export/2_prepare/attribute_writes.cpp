@@ -37,13 +37,8 @@ void collect_writes(const torch::jit::Block* block, const torch::jit::Value* sel
 }
 
 c10::IValue loaded_value(const torch::jit::Module& self, const std::string& path) {
-  c10::IValue value = self._ivalue();
-  for (size_t start = 0;;) {
-    const size_t dot = path.find('.', start);
-    value = value.toObjectRef().getAttr(path.substr(start, dot == std::string::npos ? dot : dot - start));
-    if (dot == std::string::npos) return value;
-    start = dot + 1;
-  }
+  const auto [owner, name] = attribute_owner(self, path);
+  return owner.attr(name);
 }
 
 using Current = std::map<std::string, torch::jit::Value*>;
@@ -127,11 +122,27 @@ void thread_block(torch::jit::Block* block, const torch::jit::Value* self, Curre
 
 }  // namespace
 
+std::set<std::string> assigned_attributes(const torch::jit::Graph& graph) {
+  std::set<std::string> written;
+  if (!graph.inputs().empty()) collect_writes(graph.block(), graph.inputs()[0], written);
+  return written;
+}
+
+std::pair<torch::jit::Module, std::string> attribute_owner(const torch::jit::Module& module, const std::string& path) {
+  torch::jit::Module owner = module;
+  size_t start = 0;
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', start = dot + 1)) {
+    const std::string part = path.substr(start, dot - start);
+    if (!owner.hasattr(part) || !owner.attr(part).isModule()) return {owner, ""};
+    owner = owner.attr(part).toModule();
+  }
+  return {owner, path.substr(start)};
+}
+
 size_t fold_attribute_writes(torch::jit::Graph& graph, const torch::jit::Module& self_module, WrittenState& state) {
   if (graph.inputs().empty()) return 0;
   const torch::jit::Value* self = graph.inputs()[0];
-  std::set<std::string> written;
-  collect_writes(graph.block(), self, written);
+  const std::set<std::string> written = assigned_attributes(graph);
   if (written.empty()) return 0;
 
   Current current;

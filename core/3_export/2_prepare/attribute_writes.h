@@ -9,7 +9,9 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/script.h>
 
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace onnxport::core {
@@ -20,6 +22,14 @@ struct WrittenState {
   std::vector<std::string> paths;  // "_state", "_model.h", in the order of the inputs and outputs
   std::vector<at::Tensor> loaded;  // each one's value when the model was loaded
 };
+
+// Every attribute path ("_state", "stats.avg") a node of `graph` assigns on its input 0 (`self`)
+// or a submodule reached from it by prim::GetAttr, inside blocks too. `graph`: a method, inlined.
+std::set<std::string> assigned_attributes(const torch::jit::Graph& graph);
+
+// The module holding the attribute at dotted `path` ("stats.avg": self.stats) and the attribute's
+// name in it ("avg"); the name is empty when a part of the path is no submodule.
+std::pair<torch::jit::Module, std::string> attribute_owner(const torch::jit::Module& module, const std::string& path);
 
 // Rewrites prim::GetAttr/prim::SetAttr on `self` (graph input 0) and its submodules, for every
 // attribute that forward assigns. Throws ModelError when an assignment sits inside another kind of

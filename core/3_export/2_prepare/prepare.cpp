@@ -466,10 +466,6 @@ size_t tensor_union_inputs(torch::jit::Graph& graph, const std::vector<torch::ji
   return retyped;
 }
 
-}  // namespace
-
-namespace {
-
 // The state inputs (after the arguments' graph inputs) take the tensors the model was loaded with,
 // and their attributes' names; without --state-io, a warning names what the export drops.
 void take_state_inputs(const torch::jit::Graph& graph, PreparedGraph& out, std::vector<torch::jit::IValue>& inputs) {
