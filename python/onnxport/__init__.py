@@ -52,18 +52,38 @@ def plugins(plugin_dirs=()):
     return json.loads(_onnxport.plugins_json(_dirs(plugin_dirs)))
 
 
-def export(model, args, f, export_params=True, verbose=False, training=torch.onnx.TrainingMode.EVAL,
+def export(model, args=(), f=None, export_params=True, verbose=False, training=torch.onnx.TrainingMode.EVAL,
            input_names=None, output_names=None, operator_export_type=torch.onnx.OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None, keep_initializers_as_inputs=None,
-           custom_opsets=None, export_modules_as_functions=False, *, plugin_dirs=None, mode=None, report=None,
-           **onnxport_options):
+           custom_opsets=None, export_modules_as_functions=False, *, kwargs=None, dynamo=False,
+           external_data=True, dynamic_shapes=None, custom_translation_table=None, profile=False,
+           dump_exported_program=False, artifacts_dir=".", fallback=False, autograd_inlining=True, verify=False,
+           plugin_dirs=None, mode=None, report=None, **onnxport_options):
     """Exports `model` (an nn.Module, ScriptModule or ScriptFunction) run on `args` to ONNX file `f`
     (a path or a binary file object), as torch.onnx.export does. `args` is a tensor, a tuple of
-    arguments, or a tuple ending in a dict of keyword arguments. opset_version None means
-    onnxport's default (17). report: a path (.json or .md) to write the export report to, also
-    when the export fails. Returns the report as a dict (docs/export-report.md). mode: "trace", "script" or "auto" (default "auto":
-    control flow that depends on tensor values or dynamic sizes is kept as ONNX If/Loop, as
-    torch.onnx keeps the scripted functions a traced model calls; the rest is traced)."""
+    arguments, or a tuple ending in a dict of keyword arguments; `kwargs` (PyTorch 2) is that dict.
+    opset_version None means onnxport's default (17). report: a path (.json or .md) to write the
+    export report to, also when the export fails. Returns the report as a dict
+    (docs/export-report.md). mode: "trace", "script" or "auto" (default "auto": control flow that
+    depends on tensor values or dynamic sizes is kept as ONNX If/Loop, as torch.onnx keeps the
+    scripted functions a traced model calls; the rest is traced).
+    PyTorch 2's keywords do what torch.onnx's TorchScript path (dynamo=False) does with them:
+    external_data and artifacts_dir are taken and change nothing; what only its dynamo path does
+    (dynamo=True, dynamic_shapes, custom_translation_table, verify, profile, dump_exported_program,
+    fallback, report=True) is refused in one line instead of being ignored."""
+    _refuse_dynamo_only(dynamo=dynamo, dynamic_shapes=dynamic_shapes, custom_translation_table=custom_translation_table,
+                        verify=verify, profile=profile, dump_exported_program=dump_exported_program, fallback=fallback,
+                        report=report)
+    if report is False:
+        report = None
+    if not autograd_inlining:
+        raise ExportError("config error: onnxport.export(): autograd_inlining=False is not supported by onnxport "
+                          "— a torch.autograd.Function without a symbolic is exported as the operations it ran "
+                          "(autograd_inlining=True)")
+    if f is None:
+        raise ExportError("config error: onnxport.export(): no file to write — give f, a path or a binary file object")
+    if kwargs is not None:
+        args = ((args,) if isinstance(args, torch.Tensor) else tuple(args)) + (dict(kwargs),)
     if export_modules_as_functions:
         raise ExportError("export error: export_modules_as_functions is not supported by onnxport "
                           "— leave it False (modules are exported inlined, their paths kept in node names)")
@@ -128,6 +148,30 @@ def export(model, args, f, export_params=True, verbose=False, training=torch.onn
         print(f"onnxport: {graph['nodes']} nodes, {graph['initializers']} initializers, opset {graph['opset']}, "
               f"{result['mode']} mode; passes: {'; '.join(result['passes']) or 'none changed the graph'}")
     return result
+
+
+# torch.onnx.export's keywords that only its dynamo path (torch.export, onnxscript) acts on, with
+# what each does there; onnxport exports the TorchScript way.
+_DYNAMO_ONLY = {
+    "dynamo": "exports through torch.export and onnxscript",
+    "dynamic_shapes": "declares torch.export's dynamic shapes — give dynamic_axes",
+    "custom_translation_table": "maps ops with onnxscript functions — register a symbolic "
+                                "(torch.onnx.register_custom_op_symbolic) or load an op pack",
+    "verify": "checks the file in ONNX Runtime — run `onnxport verify MODEL FILE.onnx`",
+    "profile": "profiles the dynamo export",
+    "dump_exported_program": "writes the torch.export program",
+    "fallback": "falls back from dynamo to the TorchScript path",
+    "report": "writes the dynamo path's markdown report — give report a path (.md or .json) for onnxport's",
+}
+
+
+def _refuse_dynamo_only(**given):
+    """One line for the first dynamo-only keyword given a value that asks for something (report
+    only when True: a path is onnxport's own report)."""
+    for name, value in given.items():
+        if value is True if name == "report" else bool(value):
+            raise ExportError(f"config error: onnxport.export(): {name}={value!r} is torch.onnx's dynamo path, "
+                              f"which {_DYNAMO_ONLY[name]}; onnxport exports the TorchScript way (dynamo=False)")
 
 
 def _symbolic_error(raised, export_error):

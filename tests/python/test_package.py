@@ -202,6 +202,39 @@ class PackageApiTest(unittest.TestCase):
         ok, log = ort_matches(out, save_manifest("block", [x3, scale, bias], [block(x3, 1.0, bias)]))
         self.assertTrue(ok, log)
 
+    def test_pytorch_2_keywords_do_what_torch_onnx_2_does_without_dynamo(self):
+        block = Block().eval()
+        x, bias = torch.randn(2, 3, 8, 8), torch.randn(1, 4, 1, 1)
+        # kwargs= is the trailing dict of args; external_data and artifacts_dir change nothing.
+        onnxport.export(block, (x,), path("kwargs.onnx"), kwargs={"bias": bias}, input_names=["image", "scale", "bias"],
+                        external_data=True, artifacts_dir=path("unused"), dynamo=False, report=False)
+        onnxport.export(block, (x, {"bias": bias}), path("dict.onnx"), input_names=["image", "scale", "bias"])
+        with open(path("kwargs.onnx"), "rb") as a, open(path("dict.onnx"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        self.assertFalse(os.path.exists(path("unused")))
+        ok, log = ort_matches(path("kwargs.onnx"), save_manifest(
+            "kwargs", [x, torch.tensor(1.0, dtype=torch.float64), bias], [block(x, 1.0, bias)]))
+        self.assertTrue(ok, log)
+        # What only the dynamo path does is refused in one line, and nothing is written.
+        for keyword, value, fragment in [("dynamo", True, "exports through torch.export"),
+                                         ("dynamic_shapes", {"x": {0: "batch"}}, "give dynamic_axes"),
+                                         ("verify", True, "onnxport verify"),
+                                         ("report", True, "give report a path"),
+                                         ("custom_translation_table", {torch.ops.aten.relu.default: print},
+                                          "register_custom_op_symbolic"),
+                                         ("fallback", True, "falls back")]:
+            with self.subTest(keyword=keyword):
+                with self.assertRaises(onnxport.ExportError) as caught:
+                    onnxport.export(block, (x, 1.0, bias), path("dynamo.onnx"), **{keyword: value})
+                message = str(caught.exception)
+                self.assertIn(f"{keyword}=", message)
+                self.assertIn(fragment, message)
+                self.assertIn("onnxport exports the TorchScript way (dynamo=False)", message)
+                self.assertNotIn("\n", message)
+                self.assertFalse(os.path.exists(path("dynamo.onnx")))
+        with self.assertRaisesRegex(onnxport.ExportError, r"autograd_inlining=False is not supported"):
+            onnxport.export(block, (x, 1.0, bias), path("dynamo.onnx"), autograd_inlining=False)
+
     def test_the_exported_module_keeps_its_tensors_requires_grad_and_training(self):
         # The module traced for the export is frozen in place and shares its tensors with this one:
         # the export must leave them as they were, and the module must still train.
