@@ -29,4 +29,11 @@ Impl node_inference_context(onnx::NodeProto& node, const TypesByName& types, con
     return Impl(node, types, data, sparse);
 }
 
+// The newest opset of the standard domain whose operator schemas the linked ONNX has: 17 in ONNX
+// 1.12, 22 in 1.17 (read from its schema registry, as its headers carry no version).
+int newest_opset();
+// The ONNX release that first had an opset's schemas ("1.13" for 18): named when a build's
+// ONNX is too old for the opset asked.
+std::string first_release_with_opset(int opset);
+
 }  // namespace onnxport::core::onnx_release

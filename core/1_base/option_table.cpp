@@ -352,7 +352,8 @@ std::vector<OptionRow> make_rows() {
       }));
   rows.push_back(
       torch_onnx(integer_row<int>("opset_version", "--opset", &O::opset_version, "N", "an integer",
-                                  "target opset, " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset))));
+                                  "target opset, " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxMappedOpset) +
+                                      " (to 17 on a build linking ONNX 1.12, as Debian 12's)")));
   rows.push_back(
       torch_onnx(name_list_row("input_names", "--input-names", &O::input_names, "graph input names, comma-separated")));
   rows.push_back(torch_onnx(

@@ -1,10 +1,14 @@
 #include "onnxport/options.h"
 
+#include <algorithm>
 #include <set>
 
+#include "1_base/onnx_release.h"
 #include "onnxport/errors.h"
 
 namespace onnxport {
+
+int max_opset() { return std::min(kMaxMappedOpset, core::onnx_release::newest_opset()); }
 
 namespace {
 ConfigError config_error(const std::string& message, const std::string& hint = "") {
@@ -75,9 +79,17 @@ OperatorExportType parse_operator_export_type(const std::string& s) {
 }
 
 void ExportOptions::validate() const {
-  if (opset_version < kMinOpset || opset_version > kMaxOpset)
+  if (opset_version < kMinOpset || opset_version > kMaxMappedOpset)
     throw config_error("opset_version " + std::to_string(opset_version) + " is out of range",
-                       "onnxport exports opsets " + std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
+                       "onnxport exports opsets " + std::to_string(kMinOpset) + " to " + std::to_string(max_opset()));
+  if (opset_version > max_opset())
+    throw config_error("opset_version " + std::to_string(opset_version) + " needs the operator schemas of ONNX " +
+                           core::onnx_release::first_release_with_opset(opset_version) +
+                           " or later; this build links an ONNX whose schemas end at opset " +
+                           std::to_string(max_opset()),
+                       "export at opset " + std::to_string(max_opset()) +
+                           " or below, or use onnxport built on a newer ONNX (Debian 13's build links ONNX 1.17: "
+                           "opsets up to " + std::to_string(kMaxMappedOpset) + ")");
   if (method.empty()) throw config_error("method is empty", "name the method to export, e.g. --method forward");
   if (optimize < 0 || optimize > 2)
     throw config_error("optimize level " + std::to_string(optimize) + " is out of range",

@@ -113,10 +113,10 @@ const Kernel& ModelEvaluator::kernel_for(const onnx::NodeProto& node) const {
     if (opset < it->second.since_opset)
       throw EvalError(node_label(node) + ": the evaluator implements " + node.op_type() + " from opset " +
                       std::to_string(it->second.since_opset) + ", the model uses opset " + std::to_string(opset));
-    if (!implements_version_at(node.op_type(), opset))
-      throw EvalError(node_label(node) + ": the evaluator implements " + node.op_type() + " as it stands at opset " +
-                      std::to_string(kLastEvaluatedOpset) + "; the model's opset " + std::to_string(opset) +
-                      " has a newer version of it");
+    if (!implements_version_at(node.op_type(), it->second, opset))
+      throw EvalError(node_label(node) + ": the evaluator implements " + node.op_type() + " up to version " +
+                      std::to_string(it->second.through_version) + "; the model's opset " + std::to_string(opset) +
+                      " has " + node.op_type() + "-" + std::to_string(onnx_version_at(node.op_type(), opset)));
     return it->second.run;
   }
   if (node.domain() == kAtenFallbackDomain && node.op_type() == "ATen") return aten_fallback_kernel();

@@ -47,7 +47,7 @@ bool has_evaluator(const onnx::NodeProto& node) {
 std::optional<at::Tensor> evaluate_node(const onnx::NodeProto& node, const std::vector<at::Tensor>& inputs, int opset) {
   if (!has_evaluator(node) || too_large_to_fold(node, inputs)) return std::nullopt;
   const auto& entry = eval::standard_kernels().at(node.op_type());
-  if (opset < entry.since_opset || !eval::implements_version_at(node.op_type(), opset)) return std::nullopt;
+  if (opset < entry.since_opset || !eval::implements_version_at(node.op_type(), entry, opset)) return std::nullopt;
   const std::vector<eval::EvalValue> values(inputs.begin(), inputs.end());
   try {
     auto outputs = entry.run(eval::KernelContext(node, opset, values));

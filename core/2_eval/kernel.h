@@ -96,17 +96,22 @@ using Kernel = std::function<std::vector<EvalValue>(const KernelContext&)>;
 struct KernelEntry {
   Kernel run;
   int since_opset = 1;  // the first opset version of the op this kernel implements
+  // The newest version of the op the kernel implements (at least since_opset's). Versions ONNX
+  // added later are run only when ONNX's schemas show they differ from this one in element types
+  // alone (see implements_version_at); a version that changed inputs, attributes or defaults
+  // (AveragePool-19's dilations, Reduce*-18's axes input) has no kernel here until the kernel is
+  // brought up to it.
+  int through_version = 17;
 };
 
-// The kernels implement ONNX's operators as they stand at opsets up to this one. A model of a
-// later opset (ONNX 1.17 has them) may use a newer version of an op (AveragePool-19's dilations,
-// Cast-19's float8 types): such a node has no kernel here, rather than one that computes the
-// older version's meaning.
-constexpr int kLastEvaluatedOpset = 17;
-
-// Whether `op`'s version at `opset` (standard domain) is one the kernels implement: the version
-// ONNX's schemas give for that opset began at kLastEvaluatedOpset or before.
-bool implements_version_at(const std::string& op, int opset);
+// Whether `entry` implements `op`'s version at `opset` (standard domain): the version ONNX's
+// schemas give for that opset is entry.through_version or older, or every version ONNX added
+// since entry.through_version has the same inputs, outputs and attributes (names, arity,
+// defaults) as the one before it (Reshape-19, -21 and Cast-21 add float8 and 4-bit types, which
+// no model onnxport writes holds; a kernel refuses a type it cannot hold).
+bool implements_version_at(const std::string& op, const KernelEntry& entry, int opset);
+// The version of `op` ONNX's schemas give at `opset` (0 when ONNX has no such op).
+int onnx_version_at(const std::string& op, int opset);
 using KernelTable = std::unordered_map<std::string, KernelEntry>;
 
 // Every standard-domain kernel, filled once from the families below (std::logic_error if two

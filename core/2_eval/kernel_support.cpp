@@ -1,6 +1,7 @@
 // KernelContext and the helpers kernel families share; the table of every standard kernel.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -297,10 +298,51 @@ const KernelTable& standard_kernels() {
   return table;
 }
 
-bool implements_version_at(const std::string& op, int opset) {
-  if (opset <= kLastEvaluatedOpset) return true;
+int onnx_version_at(const std::string& op, int opset) {
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(op, opset, "");
-  return schema == nullptr || schema->SinceVersion() <= kLastEvaluatedOpset;
+  return schema == nullptr ? 0 : schema->SinceVersion();
+}
+
+namespace {
+
+bool same_parameters(const std::vector<onnx::OpSchema::FormalParameter>& a,
+                     const std::vector<onnx::OpSchema::FormalParameter>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].GetName() != b[i].GetName() || a[i].GetOption() != b[i].GetOption()) return false;
+  return true;
+}
+
+bool same_attributes(const onnx::OpSchema& a, const onnx::OpSchema& b) {
+  if (a.attributes().size() != b.attributes().size()) return false;
+  for (const auto& [name, attr] : a.attributes()) {
+    auto other = b.attributes().find(name);
+    if (other == b.attributes().end() || other->second.type != attr.type || other->second.required != attr.required ||
+        other->second.default_value.SerializeAsString() != attr.default_value.SerializeAsString())
+      return false;
+  }
+  return true;
+}
+
+// Whether version `newer` of op differs from the version before it in element types only.
+bool changes_types_only(const std::string& op, int newer) {
+  const onnx::OpSchema* now = onnx::OpSchemaRegistry::Schema(op, newer, "");
+  const onnx::OpSchema* before = onnx::OpSchemaRegistry::Schema(op, newer - 1, "");
+  return now != nullptr && before != nullptr && same_parameters(now->inputs(), before->inputs()) &&
+         same_parameters(now->outputs(), before->outputs()) && same_attributes(*now, *before);
+}
+
+}  // namespace
+
+bool implements_version_at(const std::string& op, const KernelEntry& entry, int opset) {
+  // A kernel of an op that began after 17 (Gelu-20) implements at least its first version.
+  const int through = std::max(entry.through_version, entry.since_opset);
+  int version = onnx_version_at(op, opset);
+  while (version > through) {
+    if (!changes_types_only(op, version)) return false;
+    version = onnx_version_at(op, version - 1);
+  }
+  return true;
 }
 
 }  // namespace onnxport::core::eval

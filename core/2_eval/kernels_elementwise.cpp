@@ -302,6 +302,11 @@ void register_elementwise_kernels(KernelTable& table) {
   table["And"] = {logical([](const Tensor& a, const Tensor& b) { return at::logical_and(a, b); }), 1};
   table["Or"] = {logical([](const Tensor& a, const Tensor& b) { return at::logical_or(a, b); }), 1};
   table["Xor"] = {logical([](const Tensor& a, const Tensor& b) { return at::logical_xor(a, b); }), 1};
+  // Opset 18's bitwise ops (integer tensors; ONNX types them so, as ATen computes them).
+  table["BitwiseAnd"] = {binary([](const KernelContext&, const Tensor& a, const Tensor& b) { return at::bitwise_and(a, b); }), 18};
+  table["BitwiseOr"] = {binary([](const KernelContext&, const Tensor& a, const Tensor& b) { return at::bitwise_or(a, b); }), 18};
+  table["BitwiseXor"] = {binary([](const KernelContext&, const Tensor& a, const Tensor& b) { return at::bitwise_xor(a, b); }), 18};
+  table["BitwiseNot"] = {any_unary([](const Tensor& x) { return at::bitwise_not(x); }), 18};
   table["Equal"] = {binary([](const KernelContext&, const Tensor& a, const Tensor& b) { return at::eq(a, b); }), 1};
   table["Greater"] = {binary([](const KernelContext&, const Tensor& a, const Tensor& b) { return at::gt(a, b); }), 1};
   table["Less"] = {binary([](const KernelContext&, const Tensor& a, const Tensor& b) { return at::lt(a, b); }), 1};
@@ -324,12 +329,20 @@ void register_elementwise_kernels(KernelTable& table) {
   table["Where"] = {where_op, 9};
 
   table["Clip"] = {clip, 1};
-  table["Cast"] = {cast, 1};
+  table["Cast"] = {cast, 1, 19};  // Cast-19's saturate acts on float8 targets, which are refused
   table["CastLike"] = {[](const KernelContext& ctx) { return single(ctx.input(0).to(ctx.input(1).scalar_type())); },
-                       15};
+                       15, 19};
 
   // Activations.
   table["Relu"] = {any_unary([](const Tensor& x) { return at::relu(x); }), 1};
+  table["Gelu"] = {[](const KernelContext& ctx) {
+                     const std::string approximate = ctx.attr_s("approximate", "none");
+                     if (approximate != "none" && approximate != "tanh")
+                       ctx.fail("approximate '" + approximate + "' is not none or tanh");
+                     const Tensor& x = ctx.input(0);
+                     return single(at::gelu(widened(x), approximate).to(x.scalar_type()));
+                   },
+                   20};
   table["LeakyRelu"] = {[](const KernelContext& ctx) {
                           require_floating(ctx, ctx.input(0));
                           return single(at::leaky_relu(ctx.input(0), ctx.attr_f("alpha", 0.01F)));

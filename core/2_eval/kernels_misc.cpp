@@ -61,26 +61,43 @@ at::Tensor linear_quant_param(const KernelContext& ctx, const at::Tensor& p, con
   return along_axis(ctx, p, x.dim(), axis, x.size(axis), what);
 }
 
+// QuantizeLinear-21 and DequantizeLinear-21 quantize in blocks when block_size is set (onnxport
+// writes per-tensor and per-axis only).
+void refuse_blocks(const KernelContext& ctx) {
+  if (ctx.attr_i("block_size", 0) != 0) ctx.fail("block quantization (block_size) is not evaluated");
+}
+
 std::vector<EvalValue> quantize_linear(const KernelContext& ctx) {
   const at::Tensor& x = ctx.input(0);
+  refuse_blocks(ctx);
   // float inputs divide in float as ONNX's reference does; int32 inputs (beyond float's 24 bits) in double.
   const at::ScalarType compute =
       x.scalar_type() == at::kDouble || x.scalar_type() == at::kInt ? at::kDouble : at::kFloat;
   const at::Tensor scale = linear_quant_param(ctx, ctx.input(1), x, "y_scale").to(compute);
   at::Tensor zero_point = ctx.optional_input(2);
-  const at::ScalarType type = zero_point.defined() ? zero_point.scalar_type() : at::kByte;
+  // Without a zero point the output is uint8, or from opset 21 output_dtype's type.
+  at::ScalarType type = zero_point.defined() ? zero_point.scalar_type() : at::kByte;
+  if (const int64_t output_dtype = ctx.attr_i("output_dtype", 0); output_dtype != 0) {
+    if (zero_point.defined() && scalar_type_of_onnx(static_cast<int32_t>(output_dtype)) != type)
+      ctx.fail("output_dtype differs from y_zero_point's type");
+    type = scalar_type_of_onnx(static_cast<int32_t>(output_dtype));
+  }
   if (zero_point.defined()) zero_point = linear_quant_param(ctx, zero_point, x, "y_zero_point");
   return single(requantize(ctx, x.to(compute) / scale, zero_point, type));
 }
 
 std::vector<EvalValue> dequantize_linear(const KernelContext& ctx) {
   const at::Tensor& x = ctx.input(0);
+  refuse_blocks(ctx);
   if (x.scalar_type() != at::kByte && x.scalar_type() != at::kChar && x.scalar_type() != at::kInt)
     ctx.fail(std::string("x is ") + c10::toString(x.scalar_type()) + ", not uint8, int8 or int32");
-  const at::Tensor scale = linear_quant_param(ctx, ctx.input(1), x, "x_scale").to(at::kFloat);
+  const at::Tensor& given_scale = ctx.input(1);
+  const at::Tensor scale = linear_quant_param(ctx, given_scale, x, "x_scale").to(at::kFloat);
   at::Tensor values = x.to(at::kInt);
   if (ctx.has_input(2)) values = values - linear_quant_param(ctx, ctx.input(2), x, "x_zero_point").to(at::kInt);
-  return single(values.to(at::kFloat) * scale);
+  // From opset 19 the output has the scale's type (float16 and bfloat16 too); before, float.
+  const at::ScalarType type = ctx.opset() >= 19 ? given_scale.scalar_type() : at::kFloat;
+  return single((values.to(at::kFloat) * scale).to(type));
 }
 
 std::vector<EvalValue> dynamic_quantize_linear(const KernelContext& ctx) {
@@ -365,11 +382,13 @@ std::vector<EvalValue> dft(const KernelContext& ctx) {
   const at::Tensor& x = ctx.input(0);
   const at::Tensor signal = signal_of(ctx, x);
   const int64_t rank = x.dim();
-  int64_t axis = ctx.attr_i("axis", 1);
-  if (axis < 0) axis += rank;
+  // DFT-17 takes the axis as an attribute (default 1), DFT-20 as an optional input (default -2).
+  const int64_t given = ctx.opset() < 20 ? ctx.attr_i("axis", 1)
+                        : ctx.has_input(2) ? ctx.input(2).reshape({}).item<int64_t>()
+                                           : -2;
+  int64_t axis = given < 0 ? given + rank : given;
   if (axis < 0 || axis > rank - 2)
-    ctx.fail("axis " + std::to_string(ctx.attr_i("axis", 1)) + " is not a signal axis of a rank-" +
-             std::to_string(rank) + " input");
+    ctx.fail("axis " + std::to_string(given) + " is not a signal axis of a rank-" + std::to_string(rank) + " input");
   c10::optional<int64_t> length;
   if (ctx.has_input(1)) {
     length = ctx.input(1).item<int64_t>();
@@ -549,14 +568,14 @@ std::vector<EvalValue> multinomial(const KernelContext& ctx) {
 }  // namespace
 
 void register_misc_kernels(KernelTable& table) {
-  table["QuantizeLinear"] = {quantize_linear, 10};
-  table["DequantizeLinear"] = {dequantize_linear, 10};
+  table["QuantizeLinear"] = {quantize_linear, 10, 21};
+  table["DequantizeLinear"] = {dequantize_linear, 10, 21};
   table["DynamicQuantizeLinear"] = {dynamic_quantize_linear, 11};
   table["ConvInteger"] = {conv_integer, 10};
   table["QLinearConv"] = {qlinear_conv, 10};
   table["QLinearMatMul"] = {qlinear_matmul, 10};
   table["NonMaxSuppression"] = {non_max_suppression, 10};
-  table["DFT"] = {dft, 17};
+  table["DFT"] = {dft, 17, 20};
   table["STFT"] = {stft, 17};
   table["HannWindow"] = {[](const KernelContext& ctx) { return cosine_window(ctx, {0.5, 0.5}); }, 17};
   table["HammingWindow"] = {[](const KernelContext& ctx) { return cosine_window(ctx, {25.0 / 46, 21.0 / 46}); }, 17};

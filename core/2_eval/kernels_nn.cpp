@@ -357,6 +357,10 @@ std::vector<EvalValue> lp_pool(const KernelContext& ctx) {
   const at::Tensor& x0 = ctx.input(0);
   const Window w = read_window(ctx, x0, pool_kernel(ctx));
   const double p = lp_order(ctx);
+  // LpPool-18 added ceil_mode and dilations.
+  if (ctx.attr_i("ceil_mode", 0) != 0) ctx.fail("ceil_mode is not evaluated for LpPool");
+  for (auto d : w.dilations)
+    if (d != 1) ctx.fail("dilations are not evaluated for LpPool");
   const auto out = pooled_sizes(ctx, x0, w, false);
   auto body = [&](const at::Tensor& in, const Window& win, const std::vector<int64_t>& sizes) {
     return window_sums(pad_for_windows(in.abs().pow(p), win, sizes, 0), win).pow(1.0 / p);
@@ -703,6 +707,12 @@ std::vector<EvalValue> resize(const KernelContext& ctx) {
     return single(resized(ctx, x, a, scaled_sizes(ctx, x, scales, {}), scales, {}));
   }
   a.mode = interpolation_of(ctx, true);
+  // Resize-18 and -19 added attributes the kernel does not compute; their defaults keep the
+  // earlier meaning.
+  if (ctx.attr_i("antialias", 0) != 0) ctx.fail("antialias is not evaluated");
+  if (ctx.has_attr("axes")) ctx.fail("axes are not evaluated");
+  if (ctx.attr_s("keep_aspect_ratio_policy", "stretch") != "stretch")
+    ctx.fail("keep_aspect_ratio_policy other than stretch is not evaluated");
   a.coordinates = ctx.attr_s("coordinate_transformation_mode", "half_pixel");
   a.nearest = ctx.attr_s("nearest_mode", "round_prefer_floor");
   if (a.nearest == "simple") ctx.fail("nearest_mode 'simple' is not an ONNX value");
@@ -751,21 +761,56 @@ std::vector<EvalValue> upsample(const KernelContext& ctx) {
   return single(resized(ctx, x, a, scaled_sizes(ctx, x, scales, {}), scales, {}));
 }
 
+// --- Col2Im (opset 18) ---------------------------------------------------------------------
+
+std::vector<EvalValue> col2im(const KernelContext& ctx) {
+  const at::Tensor& x = ctx.input(0);
+  const std::vector<int64_t> image = int_values(ctx.input(1)), block = int_values(ctx.input(2));
+  if (x.dim() != 3 || image.size() != 2 || block.size() != 2)
+    ctx.fail("only 2-d images of (N, C * kh * kw, L) columns are evaluated");
+  const auto dilations = ctx.has_attr("dilations") ? ctx.attr_ints("dilations") : std::vector<int64_t>{1, 1};
+  const auto strides = ctx.has_attr("strides") ? ctx.attr_ints("strides") : std::vector<int64_t>{1, 1};
+  const auto pads = ctx.has_attr("pads") ? ctx.attr_ints("pads") : std::vector<int64_t>{0, 0, 0, 0};
+  if (dilations.size() != 2 || strides.size() != 2 || pads.size() != 4) ctx.fail("attributes of the wrong length");
+  if (pads[0] != pads[2] || pads[1] != pads[3]) ctx.fail("uneven pads are not evaluated");
+  return single(at::col2im(widened(x), image, block, dilations, {pads[0], pads[1]}, strides).to(x.scalar_type()));
+}
+
 // --- GridSample ---------------------------------------------------------------------------
 
 std::vector<EvalValue> grid_sample(const KernelContext& ctx) {
   const at::Tensor& x0 = ctx.input(0);
-  if (x0.dim() != 4 || ctx.input(1).dim() != 4) ctx.fail("only 4-d inputs and grids are evaluated");
-  const std::string mode = ctx.attr_s("mode", "bilinear"), padding = ctx.attr_s("padding_mode", "zeros");
-  const int64_t interpolation = mode == "bilinear" ? 0 : mode == "nearest" ? 1 : mode == "bicubic" ? 2 : -1;
+  // GridSample-20 is N-d; ATen's grid_sampler computes 4-d and 5-d (not 5-d cubic).
+  const int64_t rank = x0.dim();
+  if ((rank != 4 && !(rank == 5 && ctx.opset() >= 20)) || ctx.input(1).dim() != rank)
+    ctx.fail("only 4-d inputs and grids are evaluated (5-d from opset 20)");
+  // GridSample-20 renamed the modes bilinear and bicubic to linear and cubic (its default is linear).
+  const bool renamed = ctx.opset() >= 20;
+  const std::string mode = ctx.attr_s("mode", renamed ? "linear" : "bilinear");
+  const std::string padding = ctx.attr_s("padding_mode", "zeros");
+  const int64_t interpolation = mode == (renamed ? "linear" : "bilinear")  ? 0
+                                : mode == "nearest"                        ? 1
+                                : mode == (renamed ? "cubic" : "bicubic") ? 2
+                                                                           : -1;
   const int64_t padding_mode = padding == "zeros" ? 0 : padding == "border" ? 1 : padding == "reflection" ? 2 : -1;
-  if (interpolation < 0) ctx.fail("mode '" + mode + "' is not bilinear, nearest or bicubic");
+  if (interpolation < 0)
+    ctx.fail("mode '" + mode + "' is not " + (renamed ? "linear, nearest or cubic" : "bilinear, nearest or bicubic"));
   if (padding_mode < 0) ctx.fail("padding_mode '" + padding + "' is not zeros, border or reflection");
+  if (rank == 5 && interpolation == 2) ctx.fail("cubic interpolation of a 5-d input is not evaluated");
   // ONNX defines GridSample as torch.nn.functional.grid_sample.
   const at::Tensor x = at::isFloatingType(x0.scalar_type()) ? widened(x0) : x0.to(at::kFloat);
   auto y = at::grid_sampler(x, ctx.input(1).to(x.scalar_type()), interpolation, padding_mode,
                             ctx.attr_i("align_corners", 0) != 0);
   return single(at::isFloatingType(x0.scalar_type()) ? y.to(x0.scalar_type()) : y);
+}
+
+// AffineGrid (opset 20) is torch.nn.functional.affine_grid.
+std::vector<EvalValue> affine_grid(const KernelContext& ctx) {
+  const at::Tensor& theta = ctx.input(0);
+  const std::vector<int64_t> size = int_values(ctx.input(1));
+  if (size.size() != 4 && size.size() != 5) ctx.fail("size must be (N, C, H, W) or (N, C, D, H, W)");
+  const at::Tensor t = widened(theta);
+  return single(at::affine_grid_generator(t, size, ctx.attr_i("align_corners", 0) != 0).to(theta.scalar_type()));
 }
 
 // --- RNN, GRU, LSTM -----------------------------------------------------------------------
@@ -1201,8 +1246,8 @@ void register_nn_kernels(KernelTable& table) {
   table["Conv"] = {conv, 1};
   table["ConvTranspose"] = {conv_transpose, 1};
   table["MaxPool"] = {max_pool, 1};
-  table["AveragePool"] = {average_pool, 1};
-  table["LpPool"] = {lp_pool, 1};
+  table["AveragePool"] = {average_pool, 1, 19};
+  table["LpPool"] = {lp_pool, 1, 18};
   table["GlobalAveragePool"] = {[](const KernelContext& ctx) { return global_pool(ctx, GlobalPool::average); }, 1};
   table["GlobalMaxPool"] = {[](const KernelContext& ctx) { return global_pool(ctx, GlobalPool::max); }, 1};
   table["GlobalLpPool"] = {[](const KernelContext& ctx) { return global_pool(ctx, GlobalPool::lp); }, 1};
@@ -1213,14 +1258,16 @@ void register_nn_kernels(KernelTable& table) {
   table["LpNormalization"] = {lp_normalization, 1};
   table["MeanVarianceNormalization"] = {mean_variance_normalization, 9};
   table["LRN"] = {lrn, 1};
-  table["GridSample"] = {grid_sample, 16};
+  table["GridSample"] = {grid_sample, 16, 20};
+  table["Col2Im"] = {col2im, 18};
+  table["AffineGrid"] = {affine_grid, 20};
   table["RNN"] = {rnn, 1};
   table["GRU"] = {gru, 1};
   table["LSTM"] = {lstm, 1};
   table["RoiAlign"] = {roi_align, 10};
   table["MaxRoiPool"] = {max_roi_pool, 1};
   table["Dropout"] = {dropout, 1};
-  table["Resize"] = {resize, 10};
+  table["Resize"] = {resize, 10, 19};
   table["Upsample"] = {upsample, 7};
   table["NegativeLogLikelihoodLoss"] = {negative_log_likelihood_loss, 12};
   table["SoftmaxCrossEntropyLoss"] = {softmax_cross_entropy_loss, 12};

@@ -115,9 +115,8 @@ at::Tensor reduce(Reduction kind, const at::Tensor& x, const std::vector<int64_t
 
 std::vector<EvalValue> reduce_op(const KernelContext& ctx, Reduction kind) {
   const at::Tensor& x = ctx.input(0);
-  const bool axes_input = kind == Reduction::kSum && ctx.opset() >= 13;
-  if (kind != Reduction::kSum && ctx.opset() >= 18)
-    ctx.fail("opset 18 (axes as an input) is not evaluated; opsets up to 17 are");
+  // ReduceSum takes its axes as an input from opset 13, the other Reduce* ops from 18.
+  const bool axes_input = ctx.opset() >= (kind == Reduction::kSum ? 13 : 18);
   std::vector<int64_t> axes;
   if (axes_input) {
     if (ctx.has_input(1)) axes = int_values(ctx.input(1));
@@ -334,7 +333,7 @@ void register_reduction_kernels(KernelTable& table) {
       {"ReduceSumSquare", Reduction::kSumSquare},
   };
   for (const auto& [name, kind] : reductions)
-    table[name] = {[kind = kind](const KernelContext& ctx) { return reduce_op(ctx, kind); }, 1};
+    table[name] = {[kind = kind](const KernelContext& ctx) { return reduce_op(ctx, kind); }, 1, 18};
   table["ArgMax"] = {[](const KernelContext& ctx) { return arg_extreme(ctx, true); }, 1};
   table["ArgMin"] = {[](const KernelContext& ctx) { return arg_extreme(ctx, false); }, 1};
   table["TopK"] = {top_k, 1};

@@ -193,7 +193,17 @@ std::vector<EvalValue> split(const KernelContext& ctx) {
   if (!sizes && ctx.opset() < 2 && ctx.has_input(1)) sizes = int_values(ctx.input(1));  // Split-1's optional input
   if (sizes && sizes->empty()) sizes.reset();                                           // an empty list means not given
   const auto n = static_cast<int64_t>(ctx.output_count());
-  if (!sizes) {
+  if (sizes && ctx.has_attr("num_outputs")) ctx.fail("both the split input and num_outputs are given");
+  if (!sizes && ctx.opset() >= 18) {
+    // Split-18: num_outputs pieces of ceil(size / num_outputs), the last one smaller.
+    if (!ctx.has_attr("num_outputs")) ctx.fail("Split-18 needs the split input or the num_outputs attribute");
+    const int64_t parts = ctx.attr_i("num_outputs", 0);
+    if (parts < 1 || parts != n)
+      ctx.fail("num_outputs is " + std::to_string(parts) + " for " + std::to_string(n) + " outputs");
+    const int64_t piece = (size + parts - 1) / parts;
+    sizes = std::vector<int64_t>();
+    for (int64_t i = 0; i < parts; ++i) sizes->push_back(std::clamp<int64_t>(size - i * piece, 0, piece));
+  } else if (!sizes) {
     if (n == 0 || size % n != 0)
       ctx.fail("axis of size " + std::to_string(size) + " does not split into " + std::to_string(n) + " equal parts");
     sizes = std::vector<int64_t>(n, size / n);
@@ -293,11 +303,13 @@ std::vector<EvalValue> slice(const KernelContext& ctx) {
 
 // Pads one axis in edge or reflect mode (pads >= 0) by gathering mirrored or clamped positions.
 at::Tensor pad_axis_by_index(const KernelContext& ctx, const at::Tensor& x, int64_t axis, int64_t before, int64_t after,
-                             bool reflect) {
+                             const std::string& mode) {
   const int64_t n = x.size(axis);
-  if (n == 0) ctx.fail("cannot pad an empty axis in edge or reflect mode");
+  if (n == 0) ctx.fail("cannot pad an empty axis in " + mode + " mode");
   at::Tensor pos = at::arange(-before, n + after, at::kLong);
-  if (!reflect || n == 1) {
+  if (mode == "wrap") {
+    pos = at::remainder(pos, n);
+  } else if (mode == "edge" || n == 1) {
     pos = pos.clamp(0, n - 1);
   } else {
     const int64_t period = 2 * (n - 1);
@@ -314,6 +326,18 @@ std::vector<EvalValue> pad(const KernelContext& ctx) {
   // Pad-1 names the attribute paddings; Pad-2 pads; from Pad-11 it is an input.
   auto pads = ints_attr_or_input(ctx, ctx.opset() < 2 ? "paddings" : "pads", 1, 11);
   if (!pads) ctx.fail("pads are missing");
+  if (ctx.opset() >= 18 && ctx.has_input(3)) {  // Pad-18's axes: pads name those axes only
+    const std::vector<int64_t> axes = int_values(ctx.input(3));
+    if (pads->size() != 2 * axes.size())
+      ctx.fail("pads has " + std::to_string(pads->size()) + " entries for " + std::to_string(axes.size()) + " axes");
+    std::vector<int64_t> all(static_cast<size_t>(2 * rank), 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const int64_t d = normalize_axis(axes[i], rank, ctx);
+      all[d] = (*pads)[i];
+      all[d + rank] = (*pads)[i + axes.size()];
+    }
+    pads = all;
+  }
   if (static_cast<int64_t>(pads->size()) != 2 * rank)
     ctx.fail("pads has " + std::to_string(pads->size()) + " entries for rank " + std::to_string(rank));
   std::vector<int64_t> out_dims;
@@ -336,14 +360,15 @@ std::vector<EvalValue> pad(const KernelContext& ctx) {
     }
     return single(at::constant_pad_nd(x, aten_pads, value));
   }
-  if (mode != "reflect" && mode != "edge") ctx.fail("unknown mode '" + mode + "'");
+  if (mode != "reflect" && mode != "edge" && !(mode == "wrap" && ctx.opset() >= 19))
+    ctx.fail("unknown mode '" + mode + "'");
   at::Tensor y = x;
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t before = (*pads)[d], after = (*pads)[d + rank];
     if (before < 0 || after < 0)  // negative pads crop
       y = y.slice(d, std::max<int64_t>(-before, 0), y.size(d) - std::max<int64_t>(-after, 0));
     if (before > 0 || after > 0)
-      y = pad_axis_by_index(ctx, y, d, std::max<int64_t>(before, 0), std::max<int64_t>(after, 0), mode == "reflect");
+      y = pad_axis_by_index(ctx, y, d, std::max<int64_t>(before, 0), std::max<int64_t>(after, 0), mode);
   }
   return single(y);
 }
@@ -389,13 +414,16 @@ std::vector<EvalValue> gather_nd(const KernelContext& ctx) {
   return single(rows.reshape(concat_dims(isizes.slice(0, q - 1), rest)));
 }
 
-// ScatterElements' and ScatterND's reduction attribute (opset 16); Scatter never has one.
+// ScatterElements' and ScatterND's reduction attribute (opset 16: add, mul; 18: max, min too);
+// Scatter never has one. Returned as ATen's reduce name ("sum", "prod", "amax", "amin").
 std::string scatter_reduction(const KernelContext& ctx) {
   const std::string reduction =
       ctx.opset() >= 16 && ctx.node().op_type() != "Scatter" ? ctx.attr_s("reduction", "none") : "none";
-  if (reduction != "none" && reduction != "add" && reduction != "mul")
-    ctx.fail("unknown reduction '" + reduction + "'");
-  return reduction;
+  if (reduction == "none") return reduction;
+  if (reduction == "add") return "sum";
+  if (reduction == "mul") return "prod";
+  if (ctx.opset() >= 18 && (reduction == "max" || reduction == "min")) return "a" + reduction;
+  ctx.fail("unknown reduction '" + reduction + "'");
 }
 
 std::vector<EvalValue> scatter_elements(const KernelContext& ctx) {
@@ -406,9 +434,8 @@ std::vector<EvalValue> scatter_elements(const KernelContext& ctx) {
   if (updates.dim() != data.dim()) ctx.fail("updates and data differ in rank");
   const at::Tensor idx = checked_indices(ctx, ctx.input(1), data.size(axis));
   const std::string reduction = scatter_reduction(ctx);
-  if (reduction == "add") return single(at::scatter_add(data, axis, idx, updates));
-  if (reduction == "mul") return single(at::scatter_reduce(data, axis, idx, updates, "prod", true));
-  return single(at::scatter(data, axis, idx, updates));
+  if (reduction == "none") return single(at::scatter(data, axis, idx, updates));
+  return single(at::scatter_reduce(data, axis, idx, updates, reduction, true));
 }
 
 std::vector<EvalValue> scatter_nd(const KernelContext& ctx) {
@@ -428,12 +455,12 @@ std::vector<EvalValue> scatter_nd(const KernelContext& ctx) {
   at::Tensor rows = out.view(concat_dims({product(dsizes.slice(0, k))}, rest));
   const at::Tensor src = updates.reshape(concat_dims({lin.size(0)}, rest));
   const std::string reduction = scatter_reduction(ctx);
-  if (reduction == "add")
-    rows.index_add_(0, lin, src);
-  else if (reduction == "mul")
-    rows.index_reduce_(0, lin, src, "prod", true);
-  else
+  if (reduction == "none")
     rows.index_copy_(0, lin, src);
+  else if (reduction == "sum")
+    rows.index_add_(0, lin, src);
+  else
+    rows.index_reduce_(0, lin, src, reduction, true);
   return single(out);
 }
 
@@ -603,17 +630,17 @@ void register_shape_kernels(KernelTable& table) {
   table["DepthToSpace"] = {depth_to_space, 1};
   table["SpaceToDepth"] = {space_to_depth, 1};
   table["Concat"] = {concat, 1};
-  table["Split"] = {split, 1};
+  table["Split"] = {split, 1, 18};
   table["Tile"] = {tile, 1};
   table["Expand"] = {expand, 8};
   table["Slice"] = {slice, 1};
-  table["Pad"] = {pad, 1};
+  table["Pad"] = {pad, 1, 19};
   table["Gather"] = {gather, 1};
   table["GatherElements"] = {gather_elements, 11};
   table["GatherND"] = {gather_nd, 11};
   table["Scatter"] = {scatter_elements, 9};  // deprecated alias of ScatterElements without reduction
-  table["ScatterElements"] = {scatter_elements, 11};
-  table["ScatterND"] = {scatter_nd, 11};
+  table["ScatterElements"] = {scatter_elements, 11, 18};
+  table["ScatterND"] = {scatter_nd, 11, 18};
   table["Compress"] = {compress, 9};
   table["ReverseSequence"] = {reverse_sequence, 10};
   table["Shape"] = {shape, 1};

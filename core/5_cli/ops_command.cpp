@@ -19,6 +19,9 @@ namespace onnxport::cli {
 
 namespace {
 
+// The newest opset torch.onnx 1.13 exports (the reference column of the table).
+constexpr int kTorchOnnx113MaxOpset = 17;
+
 // torch.onnx looks a node up by its kind minus one trailing '_' (so that relu_ finds relu), and
 // its registry spells names that way: `aten::__and_` is TorchScript `aten::__and__`. A name of its
 // list is therefore covered by the TorchScript op of the same name or with one '_' appended.
@@ -65,7 +68,7 @@ struct OpRow {
 
 std::string opset_range(const std::set<int>& since_opsets) {
   const int lowest = std::max(*since_opsets.begin(), kMinOpset);
-  std::string text = std::to_string(lowest) + "–" + std::to_string(kMaxOpset);
+  std::string text = std::to_string(lowest) + "–" + std::to_string(kMaxMappedOpset);
   std::string variants;
   for (int s : since_opsets)
     if (s > lowest) variants += (variants.empty() ? "" : ", ") + std::to_string(s);
@@ -105,7 +108,8 @@ void print_markdown(const std::map<std::string, OpRow>& ops, const std::map<std:
             << "     (the ctest test docs.operators_fresh fails when this file is stale). -->\n\n"
             << ops.size() << " TorchScript ops mapped by " << packs.size() << " op packs (" << joined(packs)
             << "). *Opsets* is the range an export can target (onnxport exports opsets " << kMinOpset << "–"
-            << kMaxOpset << "); *variants* are the opsets from which a different ONNX form is emitted.\n";
+            << kMaxMappedOpset << "; a build linking ONNX 1.12 stops at 17); *variants* are the opsets from which a "
+            << "different ONNX form is emitted.\n";
   if (!reference.empty()) {
     std::cout << "\n*torch.onnx 1.13* gives the lowest opset at which PyTorch 1.13's exporter maps the op, or "
                  "**no** when it has no mapping for it. "
@@ -121,7 +125,7 @@ void print_markdown(const std::map<std::string, OpRow>& ops, const std::map<std:
     std::cout << "| `" << op << "` | " << joined(row.packs) << " | " << opset_range(row.since_opsets) << " |";
     if (!reference.empty()) {
       const int* since = torch_onnx_opset(reference, op);
-      std::cout << " " << (since ? std::to_string(*since) + "–" + std::to_string(kMaxOpset) : "**no**") << " |";
+      std::cout << " " << (since ? std::to_string(*since) + "–" + std::to_string(kTorchOnnx113MaxOpset) : "**no**") << " |";
     }
     std::cout << "\n";
   }

@@ -150,10 +150,12 @@ Value* softplus(Graph& g, const TorchNode&, const Args& a) {
 }
 
 // gelu(x) = x/2 (1 + erf(x / sqrt 2)), or with approximate='tanh'
-//           x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+//           x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))); ONNX's Gelu from opset 20.
 Value* gelu(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const std::string approximate = a.is_none(1) ? "none" : a.s(1);
+  if (g.opset() >= 20 && (approximate == "none" || approximate == "tanh"))
+    return g.op("Gelu", {x}, {{"approximate_s", approximate}});
   Value* inner;
   if (approximate == "none") {
     inner = g.op("Erf", {g.op("Mul", {x, scalar_like(g, 1.0 / std::sqrt(2.0), x)})});

@@ -65,7 +65,7 @@ Value* glu(Graph& g, const TorchNode& n, const Args& a) {
     throw ArgumentError(n.kind + ": dimension " + std::to_string(dim) + " has odd size " + std::to_string(*size) +
                         " (glu halves it)");
   if (dim < 0 && g.opset() < 11) dim = normalize_dim(dim, rank_of(x, n.kind + " input with a negative dim"));
-  std::vector<Value*> halves = g.op("Split", {x}, {{"axis_i", dim}}, 2);
+  std::vector<Value*> halves = split_equal(g, x, 2, dim);
   return g.op("Mul", {halves[0], g.op("Sigmoid", {halves[1]})});
 }
 

@@ -46,18 +46,20 @@ Symbolic logical(const std::string& onnx_op) {
   };
 }
 
-// &, |, ^ (aten::__and__, aten::bitwise_and, ...): exported for bool tensors, where they are the
-// logical ops; integer bitwise ops need opset 18.
-Symbolic bitwise(const std::string& onnx_op) {
-  return [onnx_op](Graph& g, const TorchNode& n, const Args& a) {
+// &, |, ^ (aten::__and__, aten::bitwise_and, ...): on bool tensors the logical ops (And, Or, Xor);
+// on integers ONNX's BitwiseAnd, BitwiseOr, BitwiseXor, which arrive at opset 18.
+Symbolic bitwise(const std::string& logical_op) {
+  return [logical_op](Graph& g, const TorchNode& n, const Args& a) {
     Value *x = a.tensor(0), *y = a.tensor(1);
-    for (const Value* v : {x, y}) {
-      const DType d = dtype_of(v);
-      if (d != DType::Bool && d != DType::Undefined)
-        throw ArgumentError(n.kind + " is only exported for bool tensors, got " + v->describe() +
-                            " (integer bitwise ops need ONNX opset 18)");
-    }
-    return std::vector<Value*>{g.op(onnx_op, {cast(g, x, DType::Bool), cast(g, y, DType::Bool)})};
+    const DType d = result_type({x, y});
+    if (d == DType::Bool || d == DType::Undefined)
+      return std::vector<Value*>{g.op(logical_op, {cast(g, x, DType::Bool), cast(g, y, DType::Bool)})};
+    if (!is_integral(d))
+      throw ArgumentError(n.kind + " takes bool or integer tensors, got " + x->describe() + " and " + y->describe());
+    if (g.opset() < 18)
+      throw ArgumentError(n.kind + " of integer tensors needs ONNX's Bitwise" + logical_op +
+                          ": supported from opset 18 (integer bitwise ops need ONNX opset 18)");
+    return std::vector<Value*>{g.op("Bitwise" + logical_op, promote(g, {x, y}))};
   };
 }
 
@@ -65,11 +67,15 @@ std::vector<Value*> logical_not(Graph& g, const TorchNode&, const Args& a) {
   return {g.op("Not", {cast(g, a.tensor(0), DType::Bool)})};
 }
 
+// ~x: Not on bool tensors, BitwiseNot (opset 18) on integers.
 Value* bitwise_not(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
-  if (dtype_of(x) != DType::Bool)
-    throw ArgumentError(n.kind + " is only exported for bool tensors (ONNX BitwiseNot needs opset 18)");
-  return g.op("Not", {x});
+  const DType d = dtype_of(x);
+  if (d == DType::Bool) return g.op("Not", {x});
+  if (!is_integral(d)) throw ArgumentError(n.kind + " takes a bool or integer tensor, got " + x->describe());
+  if (g.opset() < 18)
+    throw ArgumentError(n.kind + " is only exported for bool tensors below opset 18 (ONNX BitwiseNot needs opset 18)");
+  return g.op("BitwiseNot", {x});
 }
 
 // x.eq_(y), x.logical_and_(y): the result is written into x, so it keeps x's dtype.

@@ -212,6 +212,21 @@ Value* im2col(Graph& g, const TorchNode& n, const Args& a) {
   });
 }
 
+// col2im(self, output_size, kernel_size, dilation, padding, stride): nn.Fold, the inverse of
+// im2col, summing overlapping blocks: ONNX's Col2Im (opset 18) on (N, C * kh * kw, L), or on
+// (C * kh * kw, L) with a batch dim added.
+Value* col2im(Graph& g, const TorchNode& n, const Args& a) {
+  const std::vector<int64_t> out = per_dim(a, 1, 2, 0), k = per_dim(a, 2, 2, 1), d = per_dim(a, 3, 2, 1),
+                             p = per_dim(a, 4, 2, 0), s = per_dim(a, 5, 2, 1);
+  // A rank of 2 spatial-like dims: (C * kh * kw, L) is the unbatched form.
+  return with_batch_dim(g, a.tensor(0), 1, [&](Value* x) {
+    if (x->rank() != std::optional<int64_t>(3))
+      throw ArgumentError(n.kind + " takes (N, C * kh * kw, L) or (C * kh * kw, L) input, got " + x->describe());
+    return g.op("Col2Im", {x, g.constant_ints(out), g.constant_ints(k)},
+                {{"dilations_i", d}, {"pads_i", {p[0], p[1], p[0], p[1]}}, {"strides_i", s}});
+  });
+}
+
 }  // namespace
 
 void add_conv(Registrar& r) {
@@ -219,6 +234,7 @@ void add_conv(Registrar& r) {
   r.add("aten::convolution", 9, underscore_convolution);
   r.add("aten::conv_tbc", 9, conv_tbc);
   r.add("aten::im2col", 10, im2col);
+  r.add("aten::col2im", 18, col2im);
   r.add("aten::_convolution_mode", 9, conv_nd);
   for (const char* op : {"aten::conv1d", "aten::conv2d", "aten::conv3d"}) r.add(op, 9, conv_nd);
   for (const char* op : {"aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"})

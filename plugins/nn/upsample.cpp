@@ -224,16 +224,25 @@ Value* interpolate(Graph& g, const TorchNode& n, const Args& a) {
 
 // grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners) -> GridSample (16)
 Value* grid_sampler(Graph& g, const TorchNode& n, const Args& a) {
+  // GridSample-20 calls bilinear and bicubic linear and cubic.
   static const char* modes[] = {"bilinear", "nearest", "bicubic"};
+  static const char* modes_20[] = {"linear", "nearest", "cubic"};
   static const char* paddings[] = {"zeros", "border", "reflection"};
   const int64_t mode = a.i(2), padding = a.i(3);
   if (mode < 0 || mode > 2) a.fail(2, "interpolation mode 0 (bilinear), 1 (nearest) or 2 (bicubic)");
   if (padding < 0 || padding > 2) a.fail(3, "padding mode 0 (zeros), 1 (border) or 2 (reflection)");
   Value* x = a.tensor(0);
-  if (auto r = x->rank(); r && *r != 4)
-    throw ArgumentError(n.kind + ": ONNX GridSample (opset 16) takes 4-d input only, got " + x->describe());
+  if (auto r = x->rank(); r && *r != 4 && !(*r == 5 && g.opset() >= 20))
+    throw ArgumentError(n.kind + ": ONNX GridSample takes 4-d input only before opset 20 (5-d from 20), got " +
+                        x->describe());
   return g.op("GridSample", {x, a.tensor(1)},
-              {{"mode_s", modes[mode]}, {"padding_mode_s", paddings[padding]}, {"align_corners_i", a.b(4) ? 1 : 0}});
+              {{"mode_s", (g.opset() >= 20 ? modes_20 : modes)[mode]}, {"padding_mode_s", paddings[padding]}, {"align_corners_i", a.b(4) ? 1 : 0}});
+}
+
+// affine_grid_generator(theta, size, align_corners) -> AffineGrid (opset 20): the sampling grid
+// of F.affine_grid for 2-d (size N, C, H, W) and 3-d (N, C, D, H, W) images.
+Value* affine_grid_generator(Graph& g, const TorchNode&, const Args& a) {
+  return g.op("AffineGrid", {a.tensor(0), int_list(g, a.at(1))}, {{"align_corners_i", a.b(2) ? 1 : 0}});
 }
 
 }  // namespace
@@ -250,6 +259,7 @@ void add_upsample(Registrar& r) {
   r.add("aten::upsample_bicubic2d", 11, upsample_interp(2, Interp::Cubic));
   r.add("aten::__interpolate", 8, interpolate);
   r.add("aten::grid_sampler", 16, grid_sampler);
+  r.add("aten::affine_grid_generator", 20, affine_grid_generator);
 }
 
 }  // namespace onnxport::nn

@@ -71,7 +71,7 @@ struct DirectionStep {
 // One time step of one direction inside the Loop body. mask: bool [batch, 1] or nullptr.
 DirectionStep lstm_step(Graph& g, const DirectionWeights& w, Value* h, Value* c, Value* xw, Value* mask) {
   Value* gates = g.op("Add", {xw, g.op("MatMul", {h, w.w_hh_t})});
-  const std::vector<Value*> ifgo = g.op("Split", {gates}, {{"axis_i", 1}}, 4);  // equal parts
+  const std::vector<Value*> ifgo = split_equal(g, gates, 4, 1);
   Value* i = g.op("Sigmoid", {ifgo[0]});
   Value* f = g.op("Sigmoid", {ifgo[1]});
   Value* cell = g.op("Tanh", {ifgo[2]});

@@ -123,10 +123,14 @@ Value* dft_last_axis(Graph& g, const TorchNode& node, Value* signal, int64_t len
     Value* x = dft.real_input ? unsqueeze(g, signal, {rank}) : signal;
     const bool batchless = axis == 0;  // DFT's dim 0 is a batch dim
     if (batchless) x = unsqueeze(g, x, {0});
-    Value* y = g.op("DFT", {x},
-                    {{"axis_i", axis + (batchless ? 1 : 0)},
-                     {"inverse_i", dft.inverse ? 1 : 0},
-                     {"onesided_i", dft.onesided ? 1 : 0}});
+    const int64_t dft_axis = axis + (batchless ? 1 : 0);
+    Attrs attrs{{"inverse_i", dft.inverse ? 1 : 0}, {"onesided_i", dft.onesided ? 1 : 0}};
+    std::vector<Value*> inputs{x};
+    if (g.opset() >= 20)  // DFT-20 takes the axis as its third input (the second, dft_length, left out)
+      inputs = {x, nullptr, g.constant(Tensor::scalar_int64(dft_axis))};
+    else
+      attrs.emplace_back("axis_i", dft_axis);
+    Value* y = g.op("DFT", inputs, attrs);
     if (batchless) y = squeeze(g, y, {0});
     // ONNX's inverse DFT divides by n itself.
     const double scale = dft.inverse ? dft.scale * static_cast<double>(length) : dft.scale;

@@ -82,9 +82,10 @@ Value* scatter_add_into(Graph& g, Value* x, Value* index, Value* updates, int64_
 }
 
 // scatter_reduce(x, dim, index, src, reduce, include_self=True), opset 16 (ScatterElements with
-// a reduction): sum, prod and mean; amax/amin need ScatterElements' max/min (opset 18). Without
-// include_self the scattered-to positions are first reset to the reduction's identity. A 0-d x
-// (with 0-d index and src) is scattered as a 1-d tensor of one element.
+// a reduction): sum, prod and mean; amax/amin from opset 18 (ScatterElements' max/min). Without
+// include_self the scattered-to positions are first reset: to the reduction's identity for sum,
+// prod and mean, and to one of their own updates for amax/amin (the max of the updates with one of
+// them is their max). A 0-d x (with 0-d index and src) is scattered as a 1-d tensor of one element.
 Value* scatter_reduce(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = a.tensor(0);
   const bool scalar = x->rank() == std::optional<int64_t>(0);
@@ -98,17 +99,23 @@ Value* scatter_reduce(Graph& g, const TorchNode& n, const Args& a) {
   const int64_t dim = dim_of(x, scalar ? 0 : a.i(1), n.kind + " input");
   const std::string reduce = a.s(4);
   const bool include_self = a.size() <= 5 || a.is_none(5) || a.b(5);
-  if (reduce != "sum" && reduce != "prod" && reduce != "mean")
+  const bool extreme = reduce == "amax" || reduce == "amin";
+  if (reduce != "sum" && reduce != "prod" && reduce != "mean" && !extreme)
+    throw ArgumentError(n.kind + ": reduce='" + reduce + "' is not one of sum, prod, mean, amax, amin");
+  if (extreme && g.opset() < 18)
     throw ArgumentError(n.kind + ": reduce='" + reduce +
                         "' needs ScatterElements' max/min reduction (ONNX opset 18); "
                         "sum, prod and mean export at opsets 16-17");
   Value* updates = crop_to(g, src, index);
   Value* base = x;
-  if (!include_self) {
+  if (!include_self && extreme) {
+    base = scatter_elements(g, x, index, updates, dim, "", n.kind);
+  } else if (!include_self) {
     Value* identity = g.op("Expand", {scalar_like(g, reduce == "prod" ? 1.0 : 0.0, x), shape_of(g, index)});
     base = scatter_elements(g, x, index, identity, dim, "", n.kind);
   }
-  Value* y = scatter_elements(g, base, index, updates, dim, reduce == "prod" ? "mul" : "add", n.kind);
+  const std::string onnx_reduction = extreme ? reduce.substr(1) : reduce == "prod" ? "mul" : "add";
+  Value* y = scatter_elements(g, base, index, updates, dim, onnx_reduction, n.kind);
   if (reduce == "mean") {
     // mean over what reached each position: the scattered values and, with include_self, x itself.
     Value* ones = g.op("Expand", {scalar_like(g, 1.0, x), shape_of(g, index)});

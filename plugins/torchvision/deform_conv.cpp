@@ -108,7 +108,7 @@ Value* sample(Graph& g, const DeformArgs& d, Value* out_hw, Value* length) {
   // Reshape's 0 keeps the input's H and W.
   Value* images = reshape(g, d.input, std::vector<int64_t>{-1, d.channels / d.offset_groups, 0, 0});
   return g.op("GridSample", {images, grid},
-              {{"mode_s", "bilinear"}, {"padding_mode_s", "zeros"}, {"align_corners_i", 0}});
+              {{"mode_s", g.opset() >= 20 ? "linear" : "bilinear"}, {"padding_mode_s", "zeros"}, {"align_corners_i", 0}});
 }
 
 // deform_conv2d -> [N, O, Ho, Wo]; Ho and Wo are the offsets' (torchvision checks they match).

@@ -28,7 +28,9 @@ _TORCH_DTYPES = {1: torch.float32, 2: torch.uint8, 3: torch.int8, 5: torch.int16
                  16: torch.bfloat16}
 _ONNX_DTYPES = {v: k for k, v in _TORCH_DTYPES.items()}
 
-MIN_OPSET, MAX_OPSET = 7, 17
+# The opsets onnxport maps (options.h: kMinOpset, kMaxMappedOpset); a build whose ONNX stops
+# earlier never asks for the rest.
+MIN_OPSET, MAX_OPSET = 7, 22
 
 # prim::PythonOp (a torch.autograd.Function traced by the Python package) has one symbolic per
 # node: the Function's own `symbolic`, else torch.onnx's registration for prim::PythonOp.

@@ -320,6 +320,14 @@ std::vector<Value*> split(Graph& g, Value* v, const std::vector<int64_t>& sizes,
   return g.op("Split", {v}, {{"axis_i", axis}, {"split_i", sizes}}, n);
 }
 
+std::vector<Value*> split_equal(Graph& g, Value* v, int64_t parts, int64_t axis) {
+  if (parts < 1) throw ArgumentError("split_equal: " + std::to_string(parts) + " parts");
+  if (axis < 0 && g.opset() < 11) axis = normalize_dim(axis, rank_of(v, "Split with a negative axis"));
+  const int n = static_cast<int>(parts);
+  if (g.opset() >= 18) return g.op("Split", {v}, {{"axis_i", axis}, {"num_outputs_i", parts}}, n);
+  return g.op("Split", {v}, {{"axis_i", axis}}, n);
+}
+
 std::vector<Value*> split_in_pieces(Graph& g, Value* v, Value* piece, int64_t count, int64_t axis) {
   if (g.opset() < 10) throw ArgumentError("splitting a dimension of run-time size needs opset 10 or later");
   if (axis < 0) axis = normalize_dim(axis, rank_of(v, "splitting along a negative axis"));

@@ -12,6 +12,7 @@
 #include <onnx/onnx_pb.h>
 // (keep)
 #include <onnx/onnx-data.pb.h>
+#include <onnx/defs/schema.h>
 
 #include <algorithm>
 #include <cmath>
@@ -195,10 +196,16 @@ int main(int argc, char** argv) {
       std::cerr << "onnx_node_tests: cannot read " << expected_file << "\n";
       return 2;
     }
+    // "(ONNX 1.17) ..." marks a case whose 1.17 data fails where 1.12's, of the same name, passes.
+    const bool onnx_1_17 =
+        onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second >= 22;
     for (std::string line; std::getline(in, line);) {
       if (line.empty() || line[0] == '#') continue;
       const auto space = line.find_first_of(" \t");
-      expected_failures[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
+      const auto start = space == std::string::npos ? space : line.find_first_not_of(" \t", space);
+      const std::string reason = start == std::string::npos ? "" : line.substr(start);
+      if (reason.rfind("(ONNX 1.17) ", 0) == 0 && !onnx_1_17) continue;
+      expected_failures[line.substr(0, space)] = reason;
     }
   }
   std::vector<fs::path> cases;
@@ -219,7 +226,9 @@ int main(int argc, char** argv) {
       o = {"fail", e.what()};
     }
     if (o.status == "fail" && expected_failures.count(name)) o.status = "expected failure";
-    if (o.status == "pass" && expected_failures.count(name)) {
+    // Random draws can match numpy's by chance (test_bernoulli_double did, once in a few runs).
+    const bool random = expected_failures.count(name) && expected_failures[name].rfind("random values", 0) == 0;
+    if (o.status == "pass" && expected_failures.count(name) && !random) {
       o = {"fail", "listed as an expected failure but passes: remove it from the list"};
     }
     ++counts[o.status];

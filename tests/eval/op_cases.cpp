@@ -150,6 +150,18 @@ at::Tensor ort_output(const Case& c, const std::string& ort_dir, size_t k) {
   return load_npy(file);
 }
 
+// Why ONNX Runtime did not run the model as it is now ("" when it was not skipped): ort_compare's
+// --ort-lacks leaves <basename>.not_run beside the outputs it saves.
+std::string ort_not_run(const Case& c, const std::string& ort_dir) {
+  const auto file = fs::path(ort_dir) / (c.onnx.stem().string() + ".not_run");
+  std::error_code ec;
+  if (!fs::exists(file, ec) || fs::last_write_time(file) < fs::last_write_time(c.onnx)) return "";
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line.empty() ? "no reason given" : line;
+}
+
 // What the evaluator lacks for this model ("" when it can run it): the missing ops, without
 // opsets, so skips group by op.
 std::string missing_kernels(const ModelEvaluator& evaluator) {
@@ -183,6 +195,7 @@ Outcome run_case(const Case& c, const std::string& ort_dir) {
       if (!v.type().has_tensor_type()) return {"skip", "value '" + v.name() + "' is not a tensor"};
   ModelEvaluator evaluator(model, c.onnx.parent_path().string());
   if (auto missing = missing_kernels(evaluator); !missing.empty()) return {"skip", "no kernel: " + missing};
+  if (auto why = ort_not_run(c, ort_dir); !why.empty()) return {"skip", "not run in ONNX Runtime: " + why};
   const auto inputs = manifest_arrays(c.manifest, "inputs");
   const auto expected = manifest_arrays(c.manifest, "outputs");
   if (inputs.size() != evaluator.input_names().size())

@@ -10,6 +10,9 @@
 //   node ort_compare.js --check-runtime                      only check onnxruntime-node loads
 // Options: --rtol R (default 1e-3)  --atol A (default 1e-5)  --threads N (ORT intra-op threads)
 //          --save-actual DIR (write ORT's outputs there as <onnx basename>.actual<k>.npy)
+//          --ort-lacks OP-VERSION (repeatable: a model ONNX Runtime cannot load only because it has
+//          no kernel for that op version, e.g. RoiAlign-22, is counted "not run", not failed; with
+//          --save-actual, <onnx basename>.not_run holds why)
 //
 // Inputs are fed BY POSITION: manifest input k goes to the k-th input of the ONNX graph,
 // whatever the exporter named it. Output k is compared with manifest output k:
@@ -25,6 +28,8 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULTS = {rtol: 1e-3, atol: 1e-5, threads: 0, saveActual: null};
 
 class HarnessError extends Error {}
+// A model ONNX Runtime has no kernel for, as --ort-lacks declares.
+class NotRun extends Error {}
 
 // ------------------------------------------------------------------ onnxruntime-node
 
@@ -240,6 +245,9 @@ async function runCase(ort, c, options) {
   try {
     session = await ort.InferenceSession.create(c.onnx, sessionOptions);
   } catch (e) {
+    const missing = /Could not find an implementation for (\w+)\((\d+)\)/.exec(e.message);
+    if (missing && options.ortLacks.has(`${missing[1]}-${missing[2]}`))
+      throw new NotRun(`ONNX Runtime has no kernel for ${missing[1]}-${missing[2]} (--ort-lacks)`);
     throw new HarnessError(`ONNX Runtime cannot load ${c.onnx}: ${e.message}`);
   }
   try {
@@ -273,7 +281,7 @@ async function runCase(ort, c, options) {
 // ------------------------------------------------------------------ command line
 
 function parseArgs(argv) {
-  const options = {...DEFAULTS, positional: [], cases: null, checkRuntime: false};
+  const options = {...DEFAULTS, positional: [], cases: null, checkRuntime: false, ortLacks: new Set()};
   const number = (flag, v) => {
     const x = Number(v);
     if (v === undefined || !Number.isFinite(x) || x < 0) throw new HarnessError(`${flag} needs a non-negative number, got ${v}`);
@@ -286,6 +294,11 @@ function parseArgs(argv) {
     else if (arg === '--threads') options.threads = number(arg, argv[++i]);
     else if (arg === '--save-actual') options.saveActual = argv[++i];
     else if (arg === '--cases') options.cases = argv[++i];
+    else if (arg === '--ort-lacks') {
+      const v = argv[++i];
+      if (!/^\w+-\d+$/.test(v || '')) throw new HarnessError(`--ort-lacks needs OP-VERSION (e.g. RoiAlign-22), got ${v}`);
+      options.ortLacks.add(v);
+    }
     else if (arg === '--check-runtime') options.checkRuntime = true;
     else if (arg.startsWith('--')) throw new HarnessError(`unknown option ${arg}`);
     else options.positional.push(arg);
@@ -340,17 +353,29 @@ async function main() {
   }
   if (options.saveActual) fs.mkdirSync(options.saveActual, {recursive: true});
   let passed = 0;
+  let notRun = 0;
   for (const c of cases) {
     let ok = false;
     try {
       ok = await runCase(ort, c, options);
     } catch (e) {
+      if (e instanceof NotRun) {
+        ++notRun;
+        console.log(`NOT RUN ${c.name || path.basename(c.onnx)}: ${e.message}`);
+        // Tells eval.op_cases why there is no output to compare with.
+        if (options.saveActual) {
+          const base = path.basename(c.onnx).replace(/\.onnx$/, '');
+          fs.writeFileSync(path.join(options.saveActual, `${base}.not_run`), e.message + '\n');
+        }
+        continue;
+      }
       console.log(`FAIL ${c.name || path.basename(c.onnx)}: ${e instanceof HarnessError ? e.message : e.stack}`);
     }
     if (ok) ++passed;
   }
-  console.log(`ort_compare: ${passed} passed, ${cases.length - passed} failed`);
-  return passed === cases.length ? 0 : 1;
+  const failed = cases.length - passed - notRun;
+  console.log(`ort_compare: ${passed} passed, ${failed} failed` + (notRun ? `, ${notRun} not run (--ort-lacks)` : ''));
+  return failed === 0 ? 0 : 1;
 }
 
 module.exports = {loadOrt, readNpy, writeNpy, compareOutput, toOrtTensor, fromOrtTensor};

@@ -115,7 +115,8 @@ attention_case("mha_dynamic_batch_and_length", MHA, [f32(2, 5, 16)], SelfAttenti
 attention_case("mha_key_padding_mask", MHA, [f32(2, 5, 16), bools(2, 5)], MaskedSelfAttention)
 # PyTorch's kernel makes a float mask bool (nonzero = masked out) instead of adding it.
 attention_case("mha_float_key_padding_mask", MHA, [f32(2, 5, 16), grid(2, 5, low=-1, high=0)],
-               lambda: MaskedSelfAttention(average=False))
+               lambda: MaskedSelfAttention(average=False),
+               torch1_only="PyTorch 2's MultiheadAttention leaves its fast path for a float mask")
 # Separate query, key and value tensors (same shapes, as PyTorch's kernel requires): the op called
 # directly, since the layers' fast path only takes self-attention.
 def packed_attention(s, q, k, v):

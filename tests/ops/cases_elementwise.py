@@ -4,7 +4,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
-from op_framework import UNREACHABLE, With, bools, case, f32, f64, grid, halves, ints, nonzero, nonzero_ints, pos, unary
+from op_framework import NEW_OPSETS, UNREACHABLE, With, bools, case, f32, f64, grid, halves, ints, nonzero, nonzero_ints, pos, unary
 
 # ---- elementwise: arithmetic
 
@@ -223,11 +223,12 @@ for name, fn in [("and", lambda a, b: a & b), ("or", lambda a, b: a | b), ("xor"
     case(f"bitwise_{name}_", [f"bitwise_{name}_"], [bools(3, 4), bools(3, 4)],
          lambda a, b, name=name: getattr(a.clone(), f"bitwise_{name}_")(b))
     case(f"bitwise_{name}_int", [f"bitwise_{name}"], [ints(3, 4), ints(3, 4)],
-         getattr(torch, f"bitwise_{name}"), opsets=[], fails={17: "integer bitwise ops need ONNX opset 18"})
+         getattr(torch, f"bitwise_{name}"), opsets=NEW_OPSETS, fails={17: "integer bitwise ops need ONNX opset 18"})
+    case(f"__{name}___int_bool", [f"__{name}__"], [ints(3, 4), bools(4)], fn, opsets=NEW_OPSETS)
 case("bitwise_not", ["bitwise_not"], [bools(3, 4)], lambda a: ~a)
 case("bitwise_not_", ["bitwise_not_"], [bools(3, 4)], lambda a: a.clone().bitwise_not_())
 case("bitwise_not_int", ["bitwise_not"], [ints(3, 4)], torch.bitwise_not,
-     opsets=[], fails={17: "only exported for bool tensors"})
+     opsets=NEW_OPSETS, fails={17: "only exported for bool tensors"})
 case("where", ["where"], [bools(3, 4), f32(3, 4), f32(3, 4)], torch.where)
 case("where_broadcast", ["where", "gt"], [f32(3, 4), f32(4)], lambda x, y: torch.where(x > 0, x, y))
 case("where_scalar", ["where", "gt"], [f32(3, 4)], lambda x: torch.where(x > 0, x, 0.5))

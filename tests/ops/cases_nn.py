@@ -3,7 +3,7 @@ dropout, resizing, padding, pooling with indices, losses and the native_* / misc
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from op_framework import UNREACHABLE, With, case, f32, f64, grid, ints
+from op_framework import NEW_OPSETS, UNREACHABLE, With, case, f32, f64, grid, ints
 
 # ---- nn: convolution
 
@@ -359,6 +359,16 @@ case("grid_sampler", ["grid_sampler"], [f32(1, 2, 4, 5), f32(1, 3, 6, 2, low=-1.
      lambda x, grid: tuple(F.grid_sample(x, grid, mode=m, padding_mode=p, align_corners=a)
                            for m, p, a in GRID_MODES),
      since=16, fails={14: "supported from opset 16"}, atol=1e-4)
+case("grid_sampler_3d", ["grid_sampler"], [f32(1, 2, 3, 4, 5), f32(1, 2, 3, 4, 3, low=-1.2, high=1.2)],
+     lambda x, grid: tuple(F.grid_sample(x, grid, mode=m, padding_mode=p, align_corners=a)
+                           for m in ("bilinear", "nearest") for p in ("zeros", "border", "reflection")
+                           for a in (False, True)),
+     opsets=[o for o in NEW_OPSETS if o >= 20], fails={17: "4-d input only before opset 20", 18: "4-d input only"},
+     atol=1e-4)
+case("affine_grid", ["affine_grid_generator"], [f32(2, 2, 3), f32(2, 3, 4)],
+     lambda t2, t3: (F.affine_grid(t2, [2, 3, 4, 5], align_corners=False), F.affine_grid(t2, [2, 3, 4, 5], align_corners=True),
+                     F.affine_grid(t3, [2, 1, 3, 4, 5], align_corners=False)),
+     opsets=[o for o in NEW_OPSETS if o >= 20], atol=1e-5)
 
 # ---- nn: padding (Pad attributes before opset 11, inputs from 11)
 
@@ -567,6 +577,10 @@ case("im2col", ["im2col"], [f32(2, 3, 5, 6)],
      fails={9: "supported from opset 10"})
 case("im2col_unbatched_dynamic", ["im2col"], [f32(3, 5, 6)], lambda x: F.unfold(x, 3, stride=2),
      dynamic={0: [1, 2]}, since=11)
+case("col2im", ["col2im"], [f32(2, 12, 12), f32(2, 18, 12)],
+     lambda x, y: (F.fold(x, (4, 5), 2), F.fold(y, (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))),
+     opsets=NEW_OPSETS)
+case("col2im_unbatched", ["col2im"], [f32(12, 12)], lambda x: F.fold(x, (4, 5), 2), opsets=NEW_OPSETS)
 case("conv_tbc", ["conv_tbc"], [f32(7, 2, 3), f32(3, 3, 4), f32(4)],
      lambda x, w, b: (torch.conv_tbc(x, w, b, 1), torch.conv_tbc(x, w, b, 0)), atol=1e-4)
 CONVOLUTION_IR = """

@@ -117,16 +117,22 @@ case("median_dynamic", ["median"], [grid(3, 6, 4)], lambda x: (*torch.median(x, 
 
 # ---- norm / frobenius_norm / linalg_*norm
 
+NORM_IN_TORCH_2 = "PyTorch 2 traces torch.norm as aten::linalg_vector_norm (its rows test that)"
 case("norm_p", ["norm"], [f32(2, 3, 4)],
-     lambda x: (x.norm(p=1), x.norm(p=3), x.norm(2), x.norm(p=INF, dim=1), x.norm(p=-INF, dim=-1, keepdim=True)))
-case("norm_zero", ["norm"], [grid(3, 4, low=-1, high=1)], lambda x: x.norm(p=0, dim=1))
-case("norm_dim", ["norm"], [f32(2, 3, 4)], lambda x: (torch.norm(x, 3, dim=(0, 2)), torch.norm(x, 1, dim=-1, keepdim=True)))
+     lambda x: (x.norm(p=1), x.norm(p=3), x.norm(2), x.norm(p=INF, dim=1), x.norm(p=-INF, dim=-1, keepdim=True)),
+     torch1_only=NORM_IN_TORCH_2)
+case("norm_zero", ["norm"], [grid(3, 4, low=-1, high=1)], lambda x: x.norm(p=0, dim=1), torch1_only=NORM_IN_TORCH_2)
+case("norm_dim", ["norm"], [f32(2, 3, 4)], lambda x: (torch.norm(x, 3, dim=(0, 2)), torch.norm(x, 1, dim=-1, keepdim=True)),
+     torch1_only=NORM_IN_TORCH_2)
 case("norm_dtype", ["norm"], [f32(2, 3)], lambda x: (torch.norm(x, 3, dim=1, dtype=torch.float64),
-                                                     torch.norm(x, 1.5, dtype=torch.float64)))
+                                                     torch.norm(x, 1.5, dtype=torch.float64)),
+     torch1_only=NORM_IN_TORCH_2)
 case("norm_scalar", ["norm"], [f32(2, 3)], lambda x: (torch.ops.aten.norm(x, 3), torch.ops.aten.norm(x)))
 case("frobenius_norm", ["frobenius_norm"], [f32(2, 3, 4)],
      lambda x: (torch.norm(x), torch.norm(x, dim=(1, 2), keepdim=True), torch.norm(x, "fro", dim=(0, -1)),
-                torch.ops.aten.frobenius_norm(x)))
+                torch.ops.aten.frobenius_norm(x)),
+     torch1_only="PyTorch 2's aten::frobenius_norm has only the overload with dim, and torch.norm traces "
+                 "as aten::linalg_vector_norm")
 case("linalg_vector_norm", ["linalg_vector_norm"], [f32(2, 3, 4)],
      lambda x: (torch.linalg.vector_norm(x), torch.linalg.vector_norm(x, 1, dim=1),
                 torch.linalg.vector_norm(x, INF, dim=(0, 2)), torch.linalg.vector_norm(x, -INF, dim=-1, keepdim=True),

@@ -1,7 +1,7 @@
 """tensor pack rows: shapes, indexing, joining and splitting, advanced indexing, gather/scatter,
 sorting, triangular and layout ops."""
 import torch
-from op_framework import bools, case, f32, grid, ints
+from op_framework import NEW_OPSETS, bools, case, f32, grid, ints
 
 # ---- tensor: shapes
 
@@ -194,7 +194,13 @@ case("scatter_reduce_0d", ["scatter_reduce"], [f32(), f32()],
      lambda x, s: (x.scatter_reduce(0, torch.tensor(0), s, "sum"), x.scatter_reduce(0, torch.tensor(0), s, "prod")),
      opsets=[16, 17])
 case("scatter_reduce_amax", ["scatter_reduce"], [f32(3, 5), ints(2, 4, high=5), f32(2, 4)],
-     lambda x, i, s: x.scatter_reduce(1, i, s, "amax"), opsets=[], fails={17: "opset 18"})
+     lambda x, i, s: (x.scatter_reduce(1, i, s, "amax"), x.scatter_reduce(1, i, s, "amin"),
+                      x.scatter_reduce(1, i, s, "amax", include_self=False),
+                      x.scatter_reduce(1, i, s, "amin", include_self=False)),
+     opsets=NEW_OPSETS, fails={17: "opset 18"})
+case("scatter_reduce_amax_int", ["scatter_reduce"], [ints(3, 5), ints(2, 4, high=5), ints(2, 4)],
+     lambda x, i, s: (x.scatter_reduce(0, i % 3, s, "amax", include_self=False), x.scatter_reduce(1, i, s, "amin")),
+     opsets=NEW_OPSETS)
 case("scatter_reduce_add", ["scatter"], [f32(3, 5), f32(3, 2)],
      lambda x, s: x.scatter(1, idx([0, 0], [1, 2], [3, 3]), s, reduce="add"), since=16,
      fails={13: "needs opset 16"})
@@ -214,7 +220,8 @@ case("index_add_repeated", ["index_add"], [f32(4, 3), f32(3, 3)], lambda x, s: x
 # torch broadcasts the source's slices onto x's: sizes of 1 expand, a lower-rank source gains
 # trailing dims (PyTorch's test_index_add_normal / _dim_size_differ).
 case("index_add_broadcast_source", ["index_add"], [f32(5, 4, 3), f32(1, 3, 3), f32(5, 1)],
-     lambda x, s, t: (x.index_add(1, idx(0, 2, 1), s), x.index_add(0, idx(0, 2, 3, 1, 4), t)))
+     lambda x, s, t: (x.index_add(1, idx(0, 2, 1), s), x.index_add(0, idx(0, 2, 3, 1, 4), t)),
+     torch1_only="PyTorch 2 refuses a source whose other dims differ from x's (1.13 broadcast them)")
 case("index_add_", ["index_add_"], [f32(5, 3), f32(2, 3)], lambda x, s: (x * 1).index_add_(0, idx(0, 3), s))
 case("index_copy", ["index_copy"], [f32(5, 3), f32(2, 3)], lambda x, s: x.index_copy(0, idx(4, 1), s))
 case("index_copy_dim1", ["index_copy"], [f32(2, 5, 2), f32(2, 3, 2)], lambda x, s: x.index_copy(1, idx(4, 0, 2), s))

@@ -167,6 +167,19 @@ std::vector<onnxport::InputSpec> input_specs(const fs::path& manifest_file, cons
   return specs;
 }
 
+// Debian's torchvision kernel library, named for the Python it was built for
+// (_C.cpython-311-x86_64-linux-gnu.so on Debian 12, -313- on Debian 13).
+std::string debian_torchvision_library() {
+  const std::filesystem::path dir = "/usr/lib/python3/dist-packages/torchvision";
+  if (std::filesystem::is_directory(dir))
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("_C.", 0) == 0 && name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0)
+        return entry.path().string();
+    }
+  return (dir / "_C.so").string();  // missing: load_op_library names it in its error
+}
+
 // Hook for custom-op rows: torch::jit::load only accepts a model with torchvision:: ops once
 // torchvision's kernel library is loaded (as `onnxport export --load-op-library` does). Loaded
 // when some case declares such an op; ONNXPORT_TORCHVISION_LIBRARY overrides Debian's path.
@@ -175,8 +188,7 @@ void load_torchvision_if_needed(const std::vector<Case>& cases) {
     for (const auto& op : c.ops)
       if (op.rfind("torchvision::", 0) == 0) {
         const char* path = std::getenv("ONNXPORT_TORCHVISION_LIBRARY");
-        onnxport::load_op_library(
-            path ? path : "/usr/lib/python3/dist-packages/torchvision/_C.cpython-311-x86_64-linux-gnu.so");
+        onnxport::load_op_library(path ? path : debian_torchvision_library());
         return;
       }
 }

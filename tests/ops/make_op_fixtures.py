@@ -201,13 +201,18 @@ def check_table(cases):
                 raise CaseError(f"case {c.id}: dynamic axes {axes} of input {k} do not exist")
         if not c.opsets:
             raise CaseError(f"case {c.id} has no opsets")
-        allowed = op_cases.OPSETS + op_cases.EXPLICIT_OPSETS
+        allowed = op_cases.OPSETS + op_cases.EXPLICIT_OPSETS + op_cases.NEW_OPSETS
         bad = [o for o in c.opsets if o not in allowed]
         if bad:
             raise CaseError(f"case {c.id}: opsets {bad} are not among {allowed}")
 
 
 def main():
+    # The expected outputs are the math of each model, not one CPU library's take on it: libtorch
+    # 2.6's oneDNN LSTM in float32 under no_grad is 0.23 off aten::lstm's own math (and off its
+    # float64) on the 2-core AMD EPYC, while with oneDNN off it is 6e-8 away. Its slower kernels
+    # compute the same ops (the traced and scripted graphs do not change).
+    torch.backends.mkldnn.enabled = False
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out_dir", help="directory for cases/ and index.json")
     parser.add_argument("--force", action="store_true", help="rebuild every case")

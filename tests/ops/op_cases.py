@@ -34,7 +34,8 @@ variant with no ONNX equivalent); it is never skipped silently.
 import importlib
 import pathlib
 
-from op_framework import CASES, DEFAULT_ATOL, DEFAULT_RTOL, EXPLICIT_OPSETS, OPSETS, UNREACHABLE  # noqa: F401
+from op_framework import CASES, DEFAULT_ATOL, DEFAULT_RTOL, EXPLICIT_OPSETS, NEW_OPSETS, NEWEST_OPSET, OPSETS  # noqa: F401
+from op_framework import TORCH1_ONLY, UNREACHABLE  # noqa: F401
 from op_framework import add_script_twins
 
 FAMILIES = ("prim", "elementwise", "aliases", "tensor", "nn", "rnn", "dynamic", "creation", "linalg", "mutation",

@@ -4,12 +4,19 @@
 cases_<family>.py; op_cases.py loads them. See op_cases.py for what a row means."""
 import zlib
 
+import onnx.defs
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 
 OPSETS = (9, 11, 13, 14, 16, 17)
+# The opsets past 17 that ONNX 1.13-1.17 brought. Every row that passes at 17 is exported at each
+# of them too, and rows may list them (opsets=/fails=) for forms that begin there; case() drops
+# those past the newest opset of the ONNX here (the build links the same one: 17 with Debian 12's
+# ONNX 1.12, 22 with Debian 13's 1.17), and a row left with none is not added.
+NEWEST_OPSET = onnx.defs.onnx_opset_version()
+NEW_OPSETS = (18, 19, 20, 21, 22)
 # Opsets a row may list explicitly (opsets=/fails=) but that rows do not get by default: 8 for the
 # ops torch.onnx 1.13 maps from opset 8, 10 for forms that change at 10 or 11.
 EXPLICIT_OPSETS = (8, 10)
@@ -187,7 +194,7 @@ CASES = []
 
 def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=9, opsets=None,
          fails=None, rtol=None, atol=None, training=False, via="file", dynamic=None, dynamic_check=True,
-         no_script_twin=None, script_fails=None, ort_optimization=None):
+         no_script_twin=None, script_fails=None, ort_optimization=None, torch1_only=None):
     """Add one row. `since` drops the opsets below an op's first mapping; `opsets` lists them
     explicitly; `fails` adds expected-failure opsets; `training` exports in training mode;
     via="function" exports through Exporter::export_function (the C++ tracer running the saved
@@ -196,17 +203,26 @@ def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=
     for models that only run at the example's sizes (the export's re-run at other sizes would fail).
     A traced row whose `module` builds a real nn.Module gets a scripted twin (see add_script_twins);
     `no_script_twin="reason"` opts out, `script_fails` replaces `fails` for the twin.
+    `torch1_only="reason"` keeps a row that records what PyTorch 1.x traces (PyTorch 2 traces another
+    op for the same call, or refuses it) out of the table under PyTorch 2 (Debian 13's 2.6).
     `ort_optimization=(LEVEL, "reason")` runs the row in ONNX Runtime at that graph optimization
     level ("disabled", "basic", "extended"; default "all"), for rows where one of ONNX Runtime's
     rewrites computes something else than the graph says on some CPUs (the reason says which)."""
     if isinstance(ops, str):
         ops = [ops]
+    if torch1_only is not None and int(torch.__version__.split(".")[0]) >= 2:
+        TORCH1_ONLY[id] = ([op if "::" in op else "aten::" + op for op in ops], torch1_only)
+        return
     if sum(x is not None for x in (fn, module, ir)) != 1:
         raise ValueError(f"case {id}: give exactly one of fn, module, ir")
     if via not in ("file", "function") or (via == "function" and ir is not None):
         raise ValueError(f"case {id}: via is 'file' or 'function' (not for IR rows)")
     mode = "ir" if ir is not None else "script" if script else "trace"
     chosen = opsets if opsets is not None else [o for o in OPSETS if o >= since]
+    if 17 in chosen and 17 not in (fails or {}):
+        chosen = list(chosen) + [o for o in NEW_OPSETS if o not in chosen]
+    chosen = [o for o in chosen if o <= NEWEST_OPSET]
+    fails = {o: text for o, text in (fails or {}).items() if o <= NEWEST_OPSET}
     row = Case(id, ops, inputs, fn=fn, module=module, mode=mode, ir=ir, opsets=chosen, fails=fails or {},
                rtol=rtol, atol=atol, training=training, via=via, dynamic=dynamic or {}, dynamic_check=dynamic_check)
     row.no_script_twin = no_script_twin
@@ -216,7 +232,13 @@ def case(id, ops, inputs, fn=None, *, module=None, script=False, ir=None, since=
         if level not in ("disabled", "basic", "extended") or not reason:
             raise ValueError(f"case {id}: ort_optimization is (disabled|basic|extended, reason)")
         row.ort_optimization = level
+    if not chosen and not fails and opsets:
+        return  # a row for opsets past this ONNX's newest only (Debian 12's ONNX 1.12)
     CASES.append(row)
+
+
+# Rows left out under PyTorch 2 (torch1_only=): id -> (the torch ops they declare, why).
+TORCH1_ONLY = {}
 
 
 # The table's wrappers around Python lambdas, which torch.jit.script cannot compile.
@@ -237,6 +259,7 @@ def add_script_twins(cases):
         if isinstance(c.module(), LAMBDA_WRAPPERS):
             continue
         fails = c.fails if c.script_fails is None else c.script_fails
+        fails = {o: text for o, text in fails.items() if o <= NEWEST_OPSET}
         opsets = [o for o in c.opsets if o not in c.fails]
         # No ops declared: a scripted graph calls other overloads than a trace records
         # (aten::conv2d, not aten::_convolution); the traced row checks the op, the twin the numbers.

@@ -87,6 +87,9 @@ Value* complex_from_parts(Graph& g, Value* re, Value* im);
 Value* reduce(Graph& g, const std::string& op, Value* v, const std::vector<int64_t>& axes, bool keepdims);
 // Split along axis into pieces of the given sizes.
 std::vector<Value*> split(Graph& g, Value* v, const std::vector<int64_t>& sizes, int64_t axis);
+// Split along axis into `parts` pieces of equal size (the axis's size a multiple of parts): a Split
+// without sizes, which from opset 18 says how many pieces with num_outputs.
+std::vector<Value*> split_equal(Graph& g, Value* v, int64_t parts, int64_t axis);
 // Pieces of `piece` elements (a 1-d [1] int64 tensor) along `axis`, the last one smaller, where the
 // axis has a run-time size: `count` pieces as Slices (opset >= 10; a piece past the end is empty),
 // or, with count < 0, as an ONNX sequence of however many there are (SplitToSequence, opset >= 11).

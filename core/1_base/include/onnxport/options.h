@@ -39,10 +39,13 @@ struct InputSpec {
 };
 
 
-// The opsets an export can target, and the default.
+// The opsets an export can target, and the default. kMaxMappedOpset is the newest opset the
+// built-in op packs map; a build exports up to max_opset(): that, or the newest opset whose
+// operator schemas the linked ONNX has (17 with ONNX 1.12, 22 with ONNX 1.17), the lower.
 constexpr int kMinOpset = 7;
-constexpr int kMaxOpset = 17;
+constexpr int kMaxMappedOpset = 22;
 constexpr int kDefaultOpset = 17;
+int max_opset();
 
 enum class TrainingMode { Eval, Preserve, Train };
 
