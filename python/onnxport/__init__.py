@@ -56,7 +56,7 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
            input_names=None, output_names=None, operator_export_type=torch.onnx.OperatorExportTypes.ONNX,
            opset_version=None, do_constant_folding=True, dynamic_axes=None, keep_initializers_as_inputs=None,
            custom_opsets=None, export_modules_as_functions=False, *, kwargs=None, dynamo=False,
-           external_data=True, dynamic_shapes=None, custom_translation_table=None, profile=False,
+           external_data=None, dynamic_shapes=None, custom_translation_table=None, profile=False,
            dump_exported_program=False, artifacts_dir=".", fallback=False, autograd_inlining=True, verify=False,
            plugin_dirs=None, mode=None, report=None, **onnxport_options):
     """Exports `model` (an nn.Module, ScriptModule or ScriptFunction) run on `args` to ONNX file `f`
@@ -67,10 +67,12 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
     (docs/export-report.md). mode: "trace", "script" or "auto" (default "auto": control flow that
     depends on tensor values or dynamic sizes is kept as ONNX If/Loop, as torch.onnx keeps the
     scripted functions a traced model calls; the rest is traced).
-    PyTorch 2's keywords do what torch.onnx's TorchScript path (dynamo=False) does with them:
-    external_data and artifacts_dir are taken and change nothing; what only its dynamo path does
-    (dynamo=True, dynamic_shapes, custom_translation_table, verify, profile, dump_exported_program,
-    fallback, report=True) is refused in one line instead of being ignored."""
+    PyTorch 2's keywords: artifacts_dir is taken and changes nothing, as on torch.onnx's
+    TorchScript path (dynamo=False); external_data is onnxport's option of that name (True: the
+    initializers in MODEL.onnx.data, as torch.onnx's dynamo path writes them; a str names the file;
+    None, the default, or False: in the model unless they pass protobuf's 2 GiB); what only the
+    dynamo path does (dynamo=True, dynamic_shapes, custom_translation_table, verify, profile,
+    dump_exported_program, fallback, report=True) is refused in one line instead of being ignored."""
     _refuse_dynamo_only(dynamo=dynamo, dynamic_shapes=dynamic_shapes, custom_translation_table=custom_translation_table,
                         verify=verify, profile=profile, dump_exported_program=dump_exported_program, fallback=fallback,
                         report=report)
@@ -84,6 +86,8 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
         raise ExportError("config error: onnxport.export(): no file to write — give f, a path or a binary file object")
     if kwargs is not None:
         args = ((args,) if isinstance(args, torch.Tensor) else tuple(args)) + (dict(kwargs),)
+    if external_data is not None:
+        onnxport_options["external_data"] = external_data
     if export_modules_as_functions:
         raise ExportError("export error: export_modules_as_functions is not supported by onnxport "
                           "— leave it False (modules are exported inlined, their paths kept in node names)")

@@ -205,13 +205,21 @@ class PackageApiTest(unittest.TestCase):
     def test_pytorch_2_keywords_do_what_torch_onnx_2_does_without_dynamo(self):
         block = Block().eval()
         x, bias = torch.randn(2, 3, 8, 8), torch.randn(1, 4, 1, 1)
-        # kwargs= is the trailing dict of args; external_data and artifacts_dir change nothing.
+        # kwargs= is the trailing dict of args; artifacts_dir changes nothing, external_data=False
+        # (torch's default is True, for its dynamo path) keeps the initializers in the file.
         onnxport.export(block, (x,), path("kwargs.onnx"), kwargs={"bias": bias}, input_names=["image", "scale", "bias"],
-                        external_data=True, artifacts_dir=path("unused"), dynamo=False, report=False)
+                        external_data=False, artifacts_dir=path("unused"), dynamo=False, report=False)
         onnxport.export(block, (x, {"bias": bias}), path("dict.onnx"), input_names=["image", "scale", "bias"])
         with open(path("kwargs.onnx"), "rb") as a, open(path("dict.onnx"), "rb") as b:
             self.assertEqual(a.read(), b.read())
         self.assertFalse(os.path.exists(path("unused")))
+        self.assertFalse(os.path.exists(path("kwargs.onnx.data")))
+        # external_data=True writes them beside the model, as the dynamo path does.
+        onnxport.export(block, (x, {"bias": bias}), path("external.onnx"), external_data=True)
+        self.assertTrue(os.path.exists(path("external.onnx.data")))
+        ok, log = ort_matches(path("external.onnx"), save_manifest(
+            "external", [x, torch.tensor(1.0, dtype=torch.float64), bias], [block(x, 1.0, bias)]))
+        self.assertTrue(ok, log)
         ok, log = ort_matches(path("kwargs.onnx"), save_manifest(
             "kwargs", [x, torch.tensor(1.0, dtype=torch.float64), bias], [block(x, 1.0, bias)]))
         self.assertTrue(ok, log)
