@@ -34,6 +34,9 @@ int print_verification(const VerifyResult& result, bool print_nodes) {
         std::cout << "  max abs error " << out.max_abs_error << ", max rel error " << out.max_rel_error;
       else
         std::cout << "  " << out.problem;
+      if (out.pytorch_off_by)
+        std::cout << "  (against PyTorch's " << out.judged_by << ": its float32 output is " << *out.pytorch_off_by
+                  << " off it, the ONNX file's is not)";
       std::cout << "\n";
     }
     for (const auto& name : s.unchecked) std::cout << "  (not compared: " << name << ", past the model's outputs)\n";

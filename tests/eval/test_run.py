@@ -6,6 +6,7 @@ file was tampered with is caught, naming the output.
 
 Environment (set by ctest): ONNXPORT (the CLI), ONNXPORT_TEST_TMP (scratch directory).
 """
+import json
 import os
 import shutil
 import sys
@@ -41,6 +42,15 @@ class Net(torch.nn.Module):
     def forward(self, x, scale):
         h = self.pool(torch.relu(self.bn(self.conv(x))))
         return torch.softmax(self.fc(h.flatten(1)) * scale, dim=1), h.argmax(dim=1)
+
+
+class Float32Off(torch.nn.Module):
+    """Computes x, but 0.5 more in float32: a stand-in for a libtorch whose float32 kernel is off."""
+
+    def forward(self, x):
+        if x.dtype == torch.float32:
+            return x + 0.5
+        return x
 
 
 class RunTest(unittest.TestCase):
@@ -207,6 +217,34 @@ class VerifyTest(unittest.TestCase):
             self.assertIn(f"x: float32[{length},3] drawn (seed {k})", r.stdout)
             self.assertIn(f"ok       output_0 sequence of {length}  max abs error 0", r.stdout)
         self.assertIn("verify: ok: 3 input sets, 2 outputs each", r.stdout)
+
+    def test_pytorchs_float32_is_judged_by_its_float64_run(self):
+        # PyTorch's float32 made off by 0.5 on purpose; the ONNX file computes the model's math.
+        torch.jit.script(Float32Off()).save(path("float32_off.pt"))
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+        y = helper.make_tensor_value_info("output_0", TensorProto.FLOAT, [2, 3])
+        graph = helper.make_graph([helper.make_node("Identity", ["x"], ["output_0"])], "math", [x], [y])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path("math.onnx"))
+        r = run("verify", path("float32_off.pt"), path("math.onnx"), "--input", "x:2x3", "--report",
+                path("float32_off.json"))
+        self.assertIn("verify: ok", r.stdout)
+        self.assertEqual(r.stdout.count("(against PyTorch's float64 run: its float32 output is 0.5 off it"), 3)
+        with open(path("float32_off.json")) as f:
+            self.assertEqual(json.load(f)["samples"][0]["outputs"][0]["pytorch_float32_off_by"], 0.5)
+        # A file that matches neither is a mismatch still.
+        graph = helper.make_graph([helper.make_node("Neg", ["x"], ["output_0"])], "wrong", [x], [y])
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path("wrong.onnx"))
+        r = run("verify", path("float32_off.pt"), path("wrong.onnx"), "--input", "x:2x3", ok=False)
+        self.assertIn("MISMATCH: output 'output_0' of input set 1", r.stderr)
+
+    def test_an_lstm_verifies_whatever_libtorchs_float32_lstm_computes(self):
+        # libtorch 2.6's oneDNN LSTM in float32 is 0.23 off its math on an AMD EPYC (Debian 13): the
+        # float64 run decides there; on libtorch 1.13 float32 agrees already.
+        torch.manual_seed(0)
+        lstm = torch.nn.LSTM(4, 6).eval()
+        torch.jit.trace(lstm, (torch.randn(5, 3, 4),)).save(path("lstm.pt"))
+        r = run("export", path("lstm.pt"), "-o", path("lstm.onnx"), "--input", "x:5x3x4", "--verify")
+        self.assertIn("verify: ok: 3 input sets", r.stdout)
 
     def test_extra_outputs_are_left_uncompared(self):
         run("export", path("net.pt"), "-o", path("extra.onnx"), *self.inputs, "--extra-outputs", "conv")

@@ -3,6 +3,7 @@
 // evaluator run on the same inputs; every output compared. On a mismatch (or always, with
 // per_node) intermediate values are compared too, to name the first node that diverges.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,12 @@ struct OutputCheck {
   double max_rel_error = 0;  // |onnx - torch| / |torch| where |torch| > atol
   bool ok = false;
   std::string problem;  // a dtype/shape mismatch, when there is one
+  // Set when PyTorch's float32 (or float16) output was off and a reference run decided (the model
+  // in float64, else in float32 with oneDNN off): how far PyTorch's own output was from it, and
+  // which run it was ("float64 run", "run without oneDNN"). The errors above are then the ONNX
+  // output's against that run.
+  std::optional<double> pytorch_off_by;
+  std::string judged_by;
 };
 
 struct SampleCheck {
