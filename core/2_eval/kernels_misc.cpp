@@ -78,9 +78,9 @@ std::vector<EvalValue> quantize_linear(const KernelContext& ctx) {
   // Without a zero point the output is uint8, or from opset 21 output_dtype's type.
   at::ScalarType type = zero_point.defined() ? zero_point.scalar_type() : at::kByte;
   if (const int64_t output_dtype = ctx.attr_i("output_dtype", 0); output_dtype != 0) {
-    if (zero_point.defined() && scalar_type_of_onnx(static_cast<int32_t>(output_dtype)) != type)
-      ctx.fail("output_dtype differs from y_zero_point's type");
-    type = scalar_type_of_onnx(static_cast<int32_t>(output_dtype));
+    const at::ScalarType asked = scalar_type_of_onnx(static_cast<int32_t>(output_dtype));
+    if (zero_point.defined() && asked != type) ctx.fail("output_dtype differs from y_zero_point's type");
+    type = asked;
   }
   if (zero_point.defined()) zero_point = linear_quant_param(ctx, zero_point, x, "y_zero_point");
   return single(requantize(ctx, x.to(compute) / scale, zero_point, type));

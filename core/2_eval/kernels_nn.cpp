@@ -768,10 +768,8 @@ std::vector<EvalValue> col2im(const KernelContext& ctx) {
   const std::vector<int64_t> image = int_values(ctx.input(1)), block = int_values(ctx.input(2));
   if (x.dim() != 3 || image.size() != 2 || block.size() != 2)
     ctx.fail("only 2-d images of (N, C * kh * kw, L) columns are evaluated");
-  const auto dilations = ctx.has_attr("dilations") ? ctx.attr_ints("dilations") : std::vector<int64_t>{1, 1};
-  const auto strides = ctx.has_attr("strides") ? ctx.attr_ints("strides") : std::vector<int64_t>{1, 1};
-  const auto pads = ctx.has_attr("pads") ? ctx.attr_ints("pads") : std::vector<int64_t>{0, 0, 0, 0};
-  if (dilations.size() != 2 || strides.size() != 2 || pads.size() != 4) ctx.fail("attributes of the wrong length");
+  const auto dilations = axis_attr(ctx, "dilations", 2, 1), strides = axis_attr(ctx, "strides", 2, 1),
+             pads = axis_attr(ctx, "pads", 4, 0);
   if (pads[0] != pads[2] || pads[1] != pads[3]) ctx.fail("uneven pads are not evaluated");
   return single(at::col2im(widened(x), image, block, dilations, {pads[0], pads[1]}, strides).to(x.scalar_type()));
 }

@@ -305,6 +305,15 @@ struct Reference {
   std::string name;  // "float64 run", "run without oneDNN"
 };
 
+// Turns libtorch's oneDNN (mkldnn) kernels off for its lifetime.
+class OneDnnOff {
+ public:
+  OneDnnOff() { at::globalContext().setUserEnabledMkldnn(false); }
+  ~OneDnnOff() { at::globalContext().setUserEnabledMkldnn(true); }
+  OneDnnOff(const OneDnnOff&) = delete;
+  OneDnnOff& operator=(const OneDnnOff&) = delete;
+};
+
 std::optional<Reference> reference_run(torch::jit::Module& module, const MethodArguments& arguments,
                                        const std::vector<bool>& sequence_outputs, const core::ModelInputs& inputs) {
   Reference r;
@@ -319,18 +328,14 @@ std::optional<Reference> reference_run(torch::jit::Module& module, const MethodA
     return r;
   } catch (const std::exception&) {
   }
-  auto& context = at::globalContext();
-  const bool mkldnn = context.userEnabledMkldnn();
-  if (!mkldnn) return std::nullopt;
+  if (!at::globalContext().userEnabledMkldnn()) return std::nullopt;
   try {
-    context.setUserEnabledMkldnn(false);
+    const OneDnnOff one_dnn_off;
     r.outputs.clear();
     flatten_outputs(module.forward(arguments(inputs.tensors)), sequence_outputs, r.outputs);
-    context.setUserEnabledMkldnn(mkldnn);
     r.name = "run without oneDNN";
     return r;
   } catch (const std::exception&) {
-    context.setUserEnabledMkldnn(mkldnn);
     return std::nullopt;
   }
 }

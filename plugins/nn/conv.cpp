@@ -218,7 +218,7 @@ Value* im2col(Graph& g, const TorchNode& n, const Args& a) {
 Value* col2im(Graph& g, const TorchNode& n, const Args& a) {
   const std::vector<int64_t> out = per_dim(a, 1, 2, 0), k = per_dim(a, 2, 2, 1), d = per_dim(a, 3, 2, 1),
                              p = per_dim(a, 4, 2, 0), s = per_dim(a, 5, 2, 1);
-  // A rank of 2 spatial-like dims: (C * kh * kw, L) is the unbatched form.
+  // Columns have one dim past the channels, L: with_batch_dim adds N to a rank-2 input.
   return with_batch_dim(g, a.tensor(0), 1, [&](Value* x) {
     if (x->rank() != std::optional<int64_t>(3))
       throw ArgumentError(n.kind + " takes (N, C * kh * kw, L) or (C * kh * kw, L) input, got " + x->describe());

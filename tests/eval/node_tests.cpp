@@ -12,7 +12,6 @@
 #include <onnx/onnx_pb.h>
 // (keep)
 #include <onnx/onnx-data.pb.h>
-#include <onnx/defs/schema.h>
 
 #include <algorithm>
 #include <cmath>
@@ -25,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "1_base/onnx_release.h"
 #include "2_eval/evaluator.h"
 
 namespace fs = std::filesystem;
@@ -197,8 +197,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     // "(ONNX 1.17) ..." marks a case whose 1.17 data fails where 1.12's, of the same name, passes.
-    const bool onnx_1_17 =
-        onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at(onnx::ONNX_DOMAIN).second >= 22;
+    const bool onnx_1_17 = onnxport::core::onnx_release::newest_opset() >= 22;
     for (std::string line; std::getline(in, line);) {
       if (line.empty() || line[0] == '#') continue;
       const auto space = line.find_first_of(" \t");
