@@ -422,6 +422,7 @@ class CliTest(unittest.TestCase):
         self.assertIn("aten::lgamma x1 in <top>", r.stderr)
         self.assertIn("aten::digamma x1 in <top>", r.stderr)
         self.assertIn("unsupported.pt", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertNoLeftovers(out)
 
     def test_operator_export_types_keep_unmapped_ops(self):

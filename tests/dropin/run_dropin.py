@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Runs PyTorch 1.13's ONNX Runtime exporter tests (test/onnx/test_pytorch_onnx_onnxruntime.py,
-fetched by fetch_pytorch_tests.sh) with onnxport.export or torch.onnx.export as the exporter:
+fetched by fetch_pytorch_sources.sh) with onnxport.export or torch.onnx.export as the exporter:
 each test method of each chosen (opset, trace/script) test class is one case, passing when every
 export it makes matches eager PyTorch in ONNX Runtime on every input set the test gives. With
 --exporter onnxport-cli each export goes through the command line on a saved .pt instead.
@@ -227,7 +227,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     env = worker_env(args, work)
     if not os.path.isfile(os.path.join(args.tests, "test_pytorch_onnx_onnxruntime.py")):
-        raise HarnessError(f"no test_pytorch_onnx_onnxruntime.py in {args.tests} (fetch_pytorch_tests.sh CACHE_DIR "
+        raise HarnessError(f"no test_pytorch_onnx_onnxruntime.py in {args.tests} (fetch_pytorch_sources.sh CACHE_DIR "
                            "puts it in CACHE_DIR/test/onnx)")
     check_onnxruntime(args)
     with open(os.path.join(work, f"worker-{args.exporter}.log"), "w") as log:

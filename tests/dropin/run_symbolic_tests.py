@@ -3,7 +3,7 @@
 symbolics registered with torch.onnx.register_custom_op_symbolic, custom_opsets,
 torch.autograd.Function with and without a `symbolic`, a symbolic for prim::PythonOp) with
 onnxport.export or torch.onnx.export as the exporter, reading them from the fetched
-test/onnx/ (fetch_pytorch_tests.sh):
+test/onnx/ (fetch_pytorch_sources.sh):
 
     run_symbolic_tests.py --tests CACHE/test/onnx --exporter onnxport|torch [--opsets 9 .. 17]
                           [--only REGEX] [--work DIR] [--results FILE.json] [--expect FILE] [--internal-graphs]
@@ -130,7 +130,7 @@ def main():
     env.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(work, "torch_extensions"))  # load_inline's builds
     for name in ("test_custom_ops.py", "test_autograd_funs.py", "test_utility_funs.py"):
         if not os.path.isfile(os.path.join(args.tests, name)):
-            raise HarnessError(f"no {name} in {args.tests} (fetch_pytorch_tests.sh CACHE_DIR puts the tests in "
+            raise HarnessError(f"no {name} in {args.tests} (fetch_pytorch_sources.sh CACHE_DIR puts the tests in "
                                "CACHE_DIR/test/onnx)")
     run_dropin.check_onnxruntime(args)
     if not shutil.which("ninja") or not shutil.which("c++"):

@@ -52,6 +52,7 @@ function loadOrt() {
 const NPY_DTYPES = {
   '<f4': {dtype: 'float32', Array: Float32Array},
   '<f8': {dtype: 'float64', Array: Float64Array},
+  '<f2': {dtype: 'float16', Array: Uint16Array},  // IEEE half bits, as ONNX Runtime for Node holds them
   '<i8': {dtype: 'int64', Array: BigInt64Array},
   '<i4': {dtype: 'int32', Array: Int32Array},
   '<i2': {dtype: 'int16', Array: Int16Array},
@@ -166,6 +167,22 @@ function compareValues(actual, expected, {rtol, atol}, exact) {
   return {maxAbs, worst, bad, firstBad, usage};
 }
 
+// float16 data held as its bits (Uint16Array) -> the numbers they stand for.
+function halfValues(data) {
+  if (!(data instanceof Uint16Array)) return data;
+  const out = new Float64Array(data.length);
+  for (let i = 0; i < data.length; ++i) {
+    const h = data[i];
+    const sign = h & 0x8000 ? -1 : 1;
+    const exponent = (h >> 10) & 0x1f;
+    const fraction = h & 0x3ff;
+    if (exponent === 0) out[i] = sign * fraction * 2 ** -24;
+    else if (exponent === 31) out[i] = fraction ? NaN : sign * Infinity;
+    else out[i] = sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+  }
+  return out;
+}
+
 function describeElement(i, actual, expected, dims) {
   return `${unravel(i, dims)} got ${actual[i]} want ${expected[i]}`;
 }
@@ -180,14 +197,16 @@ function compareOutput(label, actual, expected, tol) {
     return {ok: false, line: `${head}: FAIL shape: ONNX Runtime produced [${actual.dims.join(',')}], expected [${expected.dims.join(',')}]`};
   }
   const exact = INTEGER_DTYPES.has(expected.dtype);
-  const r = compareValues(actual.data, expected.data, tol, exact);
+  const values = expected.dtype === 'float16' ? halfValues : (data) => data;
+  const [got, want] = [values(actual.data), values(expected.data)];
+  const r = compareValues(got, want, tol, exact);
   let line = `${head}: max_abs_err ${r.maxAbs.toExponential(3)}`;
-  if (r.worst >= 0) line += ` at ${describeElement(r.worst, actual.data, expected.data, expected.dims)}`;
+  if (r.worst >= 0) line += ` at ${describeElement(r.worst, got, want, expected.dims)}`;
   if (!exact) line += `, tolerance used ${(100 * r.usage).toFixed(1)}%`;
   if (r.bad === 0) return {ok: true, line: `${line} PASS`};
   const rule = exact ? 'exact equality' : `|a-b| <= ${tol.atol} + ${tol.rtol}*|b|`;
   line += ` FAIL: ${r.bad} of ${expected.data.length} elements violate ${rule}, first at ` +
-          describeElement(r.firstBad, actual.data, expected.data, expected.dims);
+          describeElement(r.firstBad, got, want, expected.dims);
   return {ok: false, line};
 }
 

@@ -194,6 +194,22 @@ class OrtCompareTest(unittest.TestCase):
         self.assert_fails(self.onnx, self.write_case("inf_vs_minus_inf", inputs=inputs, outputs=outputs),
                           says="got Infinity want -Infinity")
 
+    def test_float16_is_compared_by_value(self):
+        onnx_file = os.path.join(self.dir, "half.onnx")
+        graph = helper.make_graph([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT16)], "half",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [4])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        onnx.save(model, onnx_file)
+        x = np.array([1.5, -0.0001, 65504.0, 3.14159], np.float32)
+        self.assert_passes(onnx_file, self.write_case("half", inputs=[x], outputs=[x.astype(np.float16)]))
+        wrong = x.astype(np.float16)
+        wrong[3] = np.float16(3.25)
+        out = self.assert_fails(onnx_file, self.write_case("half_wrong", inputs=[x], outputs=[wrong]),
+                                says='out0 "y" float16[4]')
+        self.assertIn("got 3.140625 want 3.25", out)  # values, not their bits
+
     def test_int32_scalar_must_be_exact(self):
         self.assert_fails(self.onnx, self.write_case("int32", outputs=self.perturbed(4, lambda y: np.asarray(y + 1, np.int32))),
                           says='out4 "y4" int32[]')

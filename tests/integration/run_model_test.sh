@@ -4,7 +4,8 @@
 # with the eager PyTorch outputs recorded by tests/fixtures/make_models.py, then `onnxport verify`.
 #
 # usage: run_model_test.sh ONNXPORT NODE PYTHON FIXTURE_DIR NAME OPSET WORK_DIR [ORT_COMPARE_ARGS...]
-# The .onnx is deleted after a pass (the VGG one is ~530 MB) unless ONNXPORT_KEEP_ONNX=1.
+# The .onnx is deleted after a pass (the VGG one is ~530 MB) unless ONNXPORT_KEEP_ONNX=1. With
+# ONNXPORT_SKIP_WITHOUT_FIXTURES=REASON a missing fixture is a skip (exit 77) saying REASON.
 set -euo pipefail
 
 if [[ $# -lt 7 ]]; then
@@ -15,6 +16,10 @@ onnxport=$1 node=$2 python=$3 fixtures=$4 name=$5 opset=$6 work=$7
 shift 7
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 manifest=$fixtures/$name.json
+if [[ ! -f $manifest && -n ${ONNXPORT_SKIP_WITHOUT_FIXTURES:-} ]]; then
+  echo "SKIP: no $manifest: $ONNXPORT_SKIP_WITHOUT_FIXTURES"
+  exit 77
+fi
 onnx_file=$work/$name.opset$opset.onnx
 
 step() {  # step LABEL COMMAND...: run one step, timing it and naming it if it fails

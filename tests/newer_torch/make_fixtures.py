@@ -18,7 +18,7 @@ the export, not float32 rounding. The manifest also says how to export the case:
 Weights are random with a fixed seed per case; nothing is downloaded.
 
 Usage (inside the root: bash tests/debian13.sh --shell '/usr/bin/python3 tests/newer_torch/make_fixtures.py OUT_DIR'):
-  make_fixtures.py OUT_DIR [--only NAME]... [--force] [--list]
+  make_fixtures.py OUT_DIR [--only NAME]... [--skip NAME]... [--force] [--list]
 A case whose files are newer than this script is skipped.
 """
 import argparse
@@ -404,6 +404,8 @@ def main():
     parser.add_argument("out_dir", nargs="?", help="directory for the .pt/.npy/.json fixtures")
     parser.add_argument("--only", action="append", choices=sorted(CASES), metavar="NAME",
                         help="build only this case (repeatable)")
+    parser.add_argument("--skip", action="append", default=[], choices=sorted(CASES), metavar="NAME",
+                        help="do not build this case (repeatable)")
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     parser.add_argument("--list", action="store_true", help="print the case names and exit")
     options = parser.parse_args()
@@ -413,7 +415,7 @@ def main():
     if not options.out_dir:
         parser.error("OUT_DIR is required")
     print(f"torch {torch.__version__}")
-    make_models.build_outdated(options.only or list(CASES), options.out_dir, SCRIPTS,
+    make_models.build_outdated([n for n in options.only or CASES if n not in options.skip], options.out_dir, SCRIPTS,
                                lambda name: build(name, options.out_dir), options.force)
     return 0
 

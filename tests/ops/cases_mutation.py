@@ -2,6 +2,7 @@
 views (slices, selects, reshapes, transposes) in traced graphs, in-place ops whose result is
 used through an alias, and embedding's max_norm renormalisation of its weight."""
 import torch
+from torch import Tensor
 from op_framework import case, f32, ints
 
 
@@ -50,6 +51,23 @@ def set_to_other(x, y):
     return z + 1, x * 2
 
 
+def s_out_arguments(a: Tensor, b: Tensor, k: Tensor):
+    """out= overloads: each result lands in its out tensor, in that tensor's dtype, and is returned."""
+    q = torch.zeros_like(a)
+    r = torch.div(a, b.abs() + 1, out=q)                    # aten::div.out
+    n = torch.zeros_like(k)
+    torch.div(k, k + 1, rounding_mode="floor", out=n)       # aten::div.out_mode into int64
+    f = torch.zeros_like(a)
+    torch.add(k, k, out=f)                                  # an int64 result written into float32
+    v = torch.zeros([a.size(0)])
+    i = torch.zeros([a.size(0)], dtype=torch.long)
+    if torch.jit.is_scripting():                            # two outs: aten::max.dim_max, whose
+        torch.max(a, 1, False, max=v, max_values=i)         # keywords eager PyTorch spells out=(v, i)
+    else:
+        torch.max(a, 1, False, out=(v, i))
+    return r, q * 1, n, f, v * 1, i + 0
+
+
 case("write_through_select_slice", ["copy_", "select", "slice"], [f32(3, 4)], write_column, since=11)
 case("write_through_slices", ["fill_", "add_", "slice"], [f32(3, 5)], write_block, since=11)
 case("write_through_reshape", ["view", "fill_"], [f32(2, 4)], write_through_reshape, since=11)
@@ -61,6 +79,7 @@ case("slice_scatter", ["slice_scatter"], [f32(4, 6), f32(4, 2), f32(2, 6)],
      lambda x, s, r: (torch.slice_scatter(x, s, 1, 1, 5, 2), torch.slice_scatter(x, r, 0, 2, 4, 1)), since=11)
 case("select_scatter", ["select_scatter"], [f32(4, 6), f32(6)],
      lambda x, s: (torch.select_scatter(x, s, 0, 2), torch.select_scatter(x, s[:4], 1, -1)), since=11)
+case("out_arguments", ["div", "add", "max"], [f32(2, 3), f32(2, 3), ints(2, 3)], s_out_arguments, script=True)
 case("embedding_max_norm", ["embedding", "embedding_renorm_"], [ints(5, high=6)],
      module=lambda: EmbeddingMaxNorm())
 

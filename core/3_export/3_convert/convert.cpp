@@ -475,6 +475,17 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
       const auto* schema = n->maybeSchema();
       outs = emit_fallback(builder_, view, Args(args, view), o, schema ? schema->overload_name() : "");
       ++stats_.fallback_ops[kind];
+    } else if (const size_t written = out_arguments(n)) {
+      // An out= overload is mapped as its functional op, given the arguments before the out
+      // tensors; each result is then written to its out tensor (rebind casts it to that dtype).
+      TorchNode functional = view;
+      functional.num_inputs -= written;
+      functional.input_names.resize(std::min(functional.input_names.size(), functional.num_inputs));
+      functional.updated_inputs.clear();
+      const std::vector<Value*> functional_args(args.begin(), args.end() - static_cast<std::ptrdiff_t>(written));
+      outs = entry->fn(builder_, functional, Args(functional_args, functional));
+      // The out tensors after the first, which output 0 aliases, take their outputs as updated inputs.
+      for (size_t i = 1; i < written && i < outs.size(); ++i) outs.push_back(outs[i]);
     } else {
       outs = entry->fn(builder_, view, Args(args, view));
     }

@@ -21,6 +21,9 @@ struct AliasInfo {
   std::optional<size_t> output_aliases_input;  // output 0 shares an alias set with this input
 };
 AliasInfo alias_info_of(const torch::jit::Node* n);
+// How many trailing arguments of an out= overload (aten::div.out(self, other, *, Tensor(a!) out))
+// the op writes its results into, one per output; 0 for every other op.
+size_t out_arguments(const torch::jit::Node* n);
 
 class ConstantMapper;
 // Each operator schema's printed form, made once per schema (libtorch keeps the schemas for the process).

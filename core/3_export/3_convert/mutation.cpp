@@ -72,6 +72,17 @@ AliasInfo alias_info_of(const torch::jit::Node* n) {
   return info;
 }
 
+size_t out_arguments(const torch::jit::Node* n) {
+  const auto* schema = n->maybeSchema();
+  if (!schema || schema->returns().empty()) return 0;
+  const auto& args = schema->arguments();
+  const size_t count = schema->returns().size();
+  if (args.size() < count || n->inputs().size() != args.size()) return 0;
+  for (size_t k = args.size() - count; k < args.size(); ++k)
+    if (!args[k].kwarg_only() || !args[k].alias_info() || !args[k].alias_info()->isWrite()) return 0;
+  return count;
+}
+
 namespace {
 // The view's result is its input itself: an in-place op's aliasing output (y = x.add_(1)) or a
 // no-op view (detach, contiguous, ...).

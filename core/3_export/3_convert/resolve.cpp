@@ -35,8 +35,10 @@ void visit_nodes(const torch::jit::Block* block, const std::function<void(const 
   os << missing.size() << " operator" << (missing.size() > 1 ? "s have" : " has") << " no mapping at opset " << opset
      << ":";
   bool later_opset = false;
+  const char* separator = " ";  // one line, the ops separated by "; "
   for (const auto& [kind, m] : missing) {
-    os << "\n  " << kind << " x" << m.count << " in ";
+    os << separator << kind << " x" << m.count << " in ";
+    separator = "; ";
     bool first = true;
     for (const auto& p : m.module_paths) {
       os << (first ? "" : ", ") << p;
