@@ -174,6 +174,7 @@ def module_rows():
     rows = [Row(f"script_module_v{k}", f"test/cpp/jit/script_module_v{k}.ptl", [("y", 4)],
                 None) for k in (4, 5, 6)]  # c0 + (1 + y): c0 is the file's own constant, read by torch
     rows += [
+        Row("lite_light_model", f"{LITE}/light_model.ptl", [], lambda: [np.array(1, np.int64)], torch_check=False),
         Row("lite_sequence", f"{LITE}/sequence.ptl", [("x", x)], lambda x: [x + 3]),
         Row("lite_to_be_profiled", f"{LITE}/to_be_profiled_module.ptl", [("x", x), ("y", y)],
             lambda x, y: [x * 3 + (y - 2) + (x + 2)]),

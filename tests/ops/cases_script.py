@@ -168,6 +168,25 @@ def s_uninitialized(x: Tensor):
     return x[0] * 0.5
 
 
+def forked_affine(x: Tensor, scale: float) -> Tensor:
+    return x * scale + 1.0
+
+
+def s_fork_wait(x: Tensor):
+    # torch.jit.fork runs a call asynchronously; in an ONNX graph it is the call itself, in order.
+    future = torch.jit.fork(forked_affine, x, 2.0)
+    y = torch.relu(x)
+    return torch.jit.wait(future) + y
+
+
+def fork_wait_traced(x):
+    return torch.jit.wait(torch.jit.fork(torch.sin, x)) * x
+
+
+# prim::fork and aten::wait are inlined before conversion (prepare.cpp): the rows declare what is
+# converted, and fail with "no mapping for prim::fork" without that pass.
+case("fork_wait", ["add", "relu"], [f32(2, 3)], s_fork_wait, script=True)
+case("fork_wait_traced", ["mul"], [f32(2, 3)], fork_wait_traced)
 case("if_on_tensor_values", ["prim::If"], [f32(3, 4)], s_if_on_values, script=True, since=11,
      fails={9: "different shapes in the two branches"})
 case("loop_carried_state", ["prim::Loop", "__range_length", "__derive_index"], [f32(5, 3)], s_loop_carried,

@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
+#include <torch/csrc/jit/passes/inline_fork_wait.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 
@@ -26,6 +27,23 @@
 namespace onnxport::core {
 
 namespace {
+
+bool has_fork(const torch::jit::Block* block) {
+  for (const auto* n : block->nodes()) {
+    if (n->kind() == c10::prim::fork) return true;
+    for (const auto* b : n->blocks())
+      if (has_fork(b)) return true;
+  }
+  return false;
+}
+
+// torch.jit.fork(f, x) ... torch.jit.wait(future): an ONNX graph runs the forked call in place, as
+// torch.onnx does; the call it brings in is then inlined like the others.
+void inline_fork_wait(const std::shared_ptr<torch::jit::Graph>& graph) {
+  if (!has_fork(graph->block())) return;
+  torch::jit::InlineForkWait(graph);
+  torch::jit::Inline(*graph);
+}
 
 // How many example inputs an argument of this type takes: tuples are flattened (an LSTM's
 // (h0, c0) is two inputs), and an Optional that is given takes what its element takes.
@@ -245,6 +263,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
 
   auto graph = frozen.get_method("forward").graph()->copy();
   torch::jit::Inline(*graph);
+  inline_fork_wait(graph);
   WrittenState state;
   state.as_io = options.state_io;
   if (fold_attribute_writes(*graph, frozen, state) > 0) torch::jit::EliminateDeadCode(graph);
@@ -272,6 +291,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
 std::shared_ptr<torch::jit::Graph> traced_function_graph(LoadedModel& loaded, PreparedGraph& out) {
   out.tensor_names = std::move(loaded.traced_parameter_names);
   torch::jit::Inline(*loaded.traced_graph);
+  inline_fork_wait(loaded.traced_graph);
   return loaded.traced_graph;
 }
 
