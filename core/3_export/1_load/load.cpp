@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "1_base/input_file.h"
+#include "1_base/libtorch_message.h"
 #include "1_base/torch_release.h"
 #include "3_export/1_load/example_arguments.h"
 #include "3_export/1_load/newer_operators.h"
@@ -25,13 +26,6 @@ namespace onnxport::core {
 namespace {
 
 const char* kGiveInputs = "give --input NAME:1x3x224x224:float32 (or NAME=FILE.npy) for each forward argument";
-
-// The first line of an exception's text, without leading blank lines.
-std::string first_line(const std::string& text) {
-  const auto start = text.find_first_not_of("\n ");
-  const std::string trimmed = text.substr(start == std::string::npos ? 0 : start);
-  return trimmed.substr(0, trimmed.find('\n'));
-}
 
 // Op libraries that models call by namespace (torchvision::nms, torchaudio::_lfilter), and where
 // each is found when installed: its Debian package, a pip install, or a C++ build.
@@ -95,7 +89,7 @@ void load_known_library(const OpLibrary& library, const std::string& model, cons
     std::string searched;
     for (const std::string& pattern : library.patterns) searched += (searched.empty() ? "" : ", ") + pattern;
     throw ModelError("cannot load TorchScript model '" + model + "': it calls " + library.ns + " ops (" +
-                         first_line(error) + ") and " + library.ns + "'s op library is not in " + searched,
+                         libtorch_error_line(error) + ") and " + library.ns + "'s op library is not in " + searched,
                      ErrorContext::for_file(
                          model, "install " + library.package + ", or pass its library with --load-op-library PATH"));
   }
@@ -146,11 +140,11 @@ torch::jit::Module load_torchscript_file(const std::string& path) {
     throw;
   } catch (const c10::Error& e) {
     throw ModelError(
-        "cannot load TorchScript model '" + path + "': " + first_line(e.what_without_backtrace()),
+        "cannot load TorchScript model '" + path + "': " + libtorch_error_line(e.what_without_backtrace()),
         ErrorContext::for_file(path, "save it with torch.jit.trace(...).save() or torch.jit.script(...).save()"));
   } catch (const std::exception& e) {
     if (auto op = unknown_operator(e.what())) throw unknown_operator_error(path, *op);
-    throw ModelError("cannot load TorchScript model '" + path + "': " + first_line(e.what()),
+    throw ModelError("cannot load TorchScript model '" + path + "': " + libtorch_error_line(e.what()),
                      ErrorContext::for_file(path,
                                             "if the model uses custom torch ops, load the library that registers "
                                             "them with --load-op-library"));
@@ -329,7 +323,7 @@ LoadedModel load_traced_function(const std::function<torch::jit::IValue(std::vec
         [](const at::Tensor&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false);
     loaded.traced_graph = std::get<0>(traced)->graph;
   } catch (const std::exception& e) {
-    throw ModelError("tracing the function failed: " + first_line(e.what()),
+    throw ModelError("tracing the function failed: " + libtorch_error_line(e.what()),
                      ErrorContext::with_hint("pass every parameter the function reads in named_parameters"));
   }
   loaded.inputs = std::move(inputs);

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "1_base/libtorch_message.h"
 #include "onnxport/errors.h"
 #include "3_export/2_prepare/torch_graph.h"
 
@@ -242,10 +243,7 @@ std::shared_ptr<torch::jit::Graph> trace_graph(const std::shared_ptr<torch::jit:
         },
         [](const at::Tensor&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false));
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    for (auto& c : what)
-      if (c == '\n') c = ' ';
-    throw ModelError("tracing the scripted model failed: " + what.substr(0, 300),
+    throw ModelError("tracing the scripted model failed: " + libtorch_error_line(e.what()),
                      ErrorContext::with_hint("export it with --mode script"));
   }
   auto traced = state->graph;

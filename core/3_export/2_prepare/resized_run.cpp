@@ -3,6 +3,8 @@
 #include <functional>
 #include <sstream>
 
+#include "1_base/libtorch_message.h"
+
 namespace onnxport::core {
 
 namespace {
@@ -25,15 +27,6 @@ at::Tensor grow(const at::Tensor& t, const std::map<int64_t, std::string>& axes,
     out = at::cat({out, out.narrow(axis, at, 1)}, axis);
   }
   return out;
-}
-
-// The interpreter's message ends with the failing op's own error: keep that line.
-std::string last_line(const std::string& message) {
-  const auto end = message.find_last_not_of("\n ");
-  if (end == std::string::npos) return message;
-  const auto newline = message.rfind('\n', end);
-  const size_t start = newline == std::string::npos ? 0 : newline + 1;
-  return message.substr(start, end + 1 - start);
 }
 
 // The flattened tensor outputs' sizes of `graph` run on `inputs` (nullopt for a None).
@@ -95,10 +88,10 @@ ResizedRun run_resized(const PreparedGraph& prepared, const std::vector<std::str
       return run;
     } catch (const c10::Error& e) {  // an ATen check: its what() ends with a C++ backtrace
       run.sizes.clear();
-      if (run.failure.empty()) run.failure = last_line(e.what_without_backtrace());
+      if (run.failure.empty()) run.failure = libtorch_error_line(e.what_without_backtrace());
     } catch (const std::exception& e) {  // the interpreter's: the TorchScript traceback, then the reason
       run.sizes.clear();
-      if (run.failure.empty()) run.failure = last_line(e.what());
+      if (run.failure.empty()) run.failure = libtorch_error_line(e.what());
     }
   }
   return run;
