@@ -357,7 +357,7 @@ def main():
         if compare.returncode not in (0, 1):
             failed["ort_compare.js"] = compare.stdout + compare.stderr
 
-    expected = read_expected_failures() if not options.only else set()
+    expected = read_expected_failures()
     for name, failure in sorted(failed.items()):
         print(f"{'XFAIL' if name in expected else 'FAIL'} {name}: {failure}")
     unexpected = sorted(set(failed) - expected)
