@@ -27,7 +27,7 @@ packages=(
 codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
 case "$codename" in
   bookworm) packages+=(clang-14 libclang-rt-14-dev debootstrap) ;;   # debootstrap: tests/debian13.sh
-  trixie) packages+=(clang-19 libclang-rt-19-dev) ;;
+  trixie) packages+=(clang-19 libclang-rt-19-dev python3-pytest python3-setuptools) ;;   # PyTorch 2.6's exporter tests import them
   *) echo "tests/install-deps.sh: Debian '$codename' is not a release onnxport builds on (bookworm or trixie)" >&2
      exit 1 ;;
 esac

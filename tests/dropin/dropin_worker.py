@@ -195,8 +195,12 @@ def install_hooks(exporter, cli=None):
         export = cli_export(export, cli)
     torch.onnx.utils._export = staged("export", export, "exports")
     verification._ort_session = staged("ort-load", verification._ort_session)
-    verification._run_ort = staged("ort-run", verification._run_ort, "ort_runs")  # feeds the inputs, runs
-    verification._compare_ort_pytorch_outputs = staged("compare", verification._compare_ort_pytorch_outputs)
+    # PyTorch 2 renamed the verification steps the tests go through (_run_ort -> _run_onnx, ...).
+    run = "_run_ort" if hasattr(verification, "_run_ort") else "_run_onnx"
+    compare = ("_compare_ort_pytorch_outputs" if hasattr(verification, "_compare_ort_pytorch_outputs")
+               else "_compare_onnx_pytorch_outputs")
+    setattr(verification, run, staged("ort-run", getattr(verification, run), "ort_runs"))  # feeds the inputs, runs
+    setattr(verification, compare, staged("compare", getattr(verification, compare)))
 
 
 def import_tests(tests_dir, name=TEST_MODULE):
