@@ -3,7 +3,7 @@ views (slices, selects, reshapes, transposes) in traced graphs, in-place ops who
 used through an alias, and embedding's max_norm renormalisation of its weight."""
 import torch
 from torch import Tensor
-from op_framework import case, f32, ints
+from op_framework import Input, case, f32, ints
 
 
 def write_column(x):
@@ -51,6 +51,16 @@ def set_to_other(x, y):
     return z + 1, x * 2
 
 
+def write_run_time_step(x, stop, step):
+    y = x * 1
+    y[:stop:step, 0::step] = 1.0     # the slice's stop and step are inputs: Slice, then slice_scatter
+    return y
+
+
+def int_scalar(value):
+    return Input((), torch.int64, lambda shape, gen: torch.tensor(value))
+
+
 def s_out_arguments(a: Tensor, b: Tensor, k: Tensor):
     """out= overloads: each result lands in its out tensor, in that tensor's dtype, and is returned."""
     q = torch.zeros_like(a)
@@ -79,6 +89,8 @@ case("slice_scatter", ["slice_scatter"], [f32(4, 6), f32(4, 2), f32(2, 6)],
      lambda x, s, r: (torch.slice_scatter(x, s, 1, 1, 5, 2), torch.slice_scatter(x, r, 0, 2, 4, 1)), since=11)
 case("select_scatter", ["select_scatter"], [f32(4, 6), f32(6)],
      lambda x, s: (torch.select_scatter(x, s, 0, 2), torch.select_scatter(x, s[:4], 1, -1)), since=11)
+case("write_through_run_time_step", ["fill_", "slice"], [f32(7, 5), int_scalar(5), int_scalar(2)],
+     write_run_time_step, since=11)
 case("out_arguments", ["div", "add", "max"], [f32(2, 3), f32(2, 3), ints(2, 3)], s_out_arguments, script=True)
 case("embedding_max_norm", ["embedding", "embedding_renorm_"], [ints(5, high=6)],
      module=lambda: EmbeddingMaxNorm())
