@@ -346,10 +346,6 @@ CASES = {
 
 # ---------------------------------------------------------------- writing
 
-def as_float64(value):
-    return value.double() if isinstance(value, torch.Tensor) and value.is_floating_point() else value
-
-
 def save_module(module, case, args):
     with torch.set_grad_enabled(case.grad):
         if case.mode == "script":
@@ -370,7 +366,7 @@ def build(name, out_dir):
     with torch.set_grad_enabled(case.grad):
         eager = [t.detach() for t in make_models.flatten(model(*args))]
         replayed = [t.detach() for t in make_models.flatten(saved(*args))]
-        reference = [t.detach() for t in make_models.flatten(copy.deepcopy(model).double()(*map(as_float64, args)))]
+        reference = [t.detach() for t in make_models.flatten(copy.deepcopy(model).double()(*make_models.to_float64(args)))]
     if make_models.max_difference(replayed, eager) > 1e-4:
         raise RuntimeError(f"{name}: the saved module does not reproduce the eager outputs")
     if not all(torch.isfinite(t).all() for t in reference):
