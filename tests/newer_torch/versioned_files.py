@@ -231,15 +231,17 @@ def resolve_inputs(row, sources):
 
 
 def input_specs(row, inputs, work):
-    args = []
+    """The --input arguments, and the .npy files written for the tensor inputs (the graph's inputs,
+    in order: numbers are folded into the graph)."""
+    args, files = [], []
     for k, (name, value) in enumerate(inputs):
         if isinstance(value, np.ndarray):
-            file = os.path.join(work, f"{row.name}.in{k}.npy")
-            np.save(file, value)
-            args += ["--input", f"{name}={file}"]
+            files.append(os.path.join(work, f"{row.name}.in{k}.npy"))
+            np.save(files[-1], value)
+            args += ["--input", f"{name}={files[-1]}"]
         else:
             args += ["--input", f"{name}:{'int' if isinstance(value, int) else 'float'}={value!r}"]
-    return args
+    return args, files
 
 
 def torch_outputs(sources, row, inputs):
@@ -282,7 +284,8 @@ def export_row(row, sources, work):
     if os.path.exists(onnx_file):
         os.remove(onnx_file)
     inputs = resolve_inputs(row, sources)
-    r = run("export", os.path.join(sources, row.file), "-o", onnx_file, *input_specs(row, inputs, work),
+    specs, input_files = input_specs(row, inputs, work)
+    r = run("export", os.path.join(sources, row.file), "-o", onnx_file, *specs,
             *row.export_args, ok=False)
     message = (r.stderr or r.stdout).strip()
     if row.refused:
@@ -302,8 +305,7 @@ def export_row(row, sources, work):
         if disagreement:
             return None, disagreement
     manifest = {
-        "inputs": [{"file": os.path.basename(f)} for f in save_all(work, f"{row.name}.in",
-                                                                  [v for _, v in inputs if isinstance(v, np.ndarray)])],
+        "inputs": [{"file": os.path.basename(f)} for f in input_files],
         "outputs": [{"file": os.path.basename(f)} for f in save_all(work, f"{row.name}.out", expected)],
     }
     manifest_file = os.path.join(work, f"{row.name}.json")
