@@ -1,6 +1,6 @@
 #pragma once
 // The ONNX evaluator's kernels: one function per standard-domain op, computing a node with ATen.
-// A family of ops (elementwise, shape, reductions, nn, ...) lives in one kernels_<family>.cpp,
+// A family of ops (elementwise, shape, reductions, nn, ...) lives in one kernels/<family>.cpp,
 // which fills a KernelTable with register_<family>_kernels. The graph runner (evaluator.h) and
 // the constant folder call kernels through the table; kernels never see the graph.
 #include <ATen/ATen.h>

@@ -18,7 +18,9 @@ The layers, lowest first (docs/architecture.md, "Layers"):
 
 Every quoted include of a file in these folders must resolve to a header of the project, and
 that header's layer must be the including file's or a lower one. The SDK also stays free of
-torch and onnx headers (an op pack builds without libtorch).
+torch and onnx headers (an op pack builds without libtorch). No folder holds more than
+MAX_FOLDER_LINES lines of source in its own files (its subfolders count apart): one that grows
+past it is split by what its files do (core/2_eval's kernel families are core/2_eval/kernels/).
 
   check_layers.py ROOT              check the tree at ROOT; exit 1 listing every upward include
   check_layers.py ROOT --self-test  plant upward includes in a copy of ROOT and check that each
@@ -43,6 +45,7 @@ PYTHON_BRIDGE = 2  # above the registry; reached from python/ only (see violatio
 # Headers the build generates (python/CMakeLists.txt): not in the tree.
 GENERATED = {("python/bridge", "bridge_source.h")}
 TOP = 1000  # a file at the root of a staged layer (3_export/pipeline.cpp) is above its stages
+MAX_FOLDER_LINES = 4500
 
 
 class Rank:
@@ -115,10 +118,19 @@ def layered_sources(root):
                 yield path
 
 
+def oversized_folders(root):
+    lines = {}
+    for path in layered_sources(root):
+        folder = path.parent.relative_to(root)
+        lines[folder] = lines.get(folder, 0) + path.read_text(errors="replace").count("\n")
+    return [f"{folder}: {n} lines of source in its own files, over the {MAX_FOLDER_LINES} a folder may hold: "
+            "split it by what its files do" for folder, n in sorted(lines.items()) if n > MAX_FOLDER_LINES]
+
+
 def violations(root):
     root = root.resolve()
     public_dirs = public_include_dirs(root)
-    found = []
+    found = oversized_folders(root)
     checked = 0
     for path in layered_sources(root):
         rank = rank_of(root, path)
@@ -158,7 +170,8 @@ def check(root):
     for v in found:
         print(v)
     if found:
-        print(f"layering: {len(found)} include(s) cross a layer upward (docs/architecture.md, \"Layers\")")
+        print(f"layering: {len(found)} include(s) cross a layer upward or folder(s) are too large "
+              "(docs/architecture.md, \"Layers\")")
         return 1
     print(f"layering: ok: {checked} includes of our own headers, none crosses a layer upward")
     return 0
@@ -215,8 +228,16 @@ def self_test(root):
             print(f"self-test: {'caught' if caught else 'MISSED'} {line} in {rel}" +
                   (f": {caught[0]}" if caught else ""))
             failures += not caught
+        planted = copy / "core" / "2_eval" / "planted_large.cpp"
+        planted.write_text("// planted\n" * (MAX_FOLDER_LINES + 1))
+        found, _ = violations(copy)
+        planted.unlink()
+        caught = [v for v in found if v.startswith("core/2_eval:") and "lines of source" in v]
+        print(f"self-test: {'caught' if caught else 'MISSED'} a folder of more than {MAX_FOLDER_LINES} lines" +
+              (f": {caught[0]}" if caught else ""))
+        failures += not caught
         if failures:
-            print(f"self-test: {failures} planted include(s) not caught")
+            print(f"self-test: {failures} planted include(s) or folder(s) not caught")
             return 1
         print(f"self-test: ok: all {len(PLANTED)} planted upward includes caught")
         return 0
