@@ -478,9 +478,16 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
       core::ModelInputs step = inputs;
       for (size_t k = 0; k < state.size(); ++k) {
         set_state_tensor(module, state[k].path, loaded_state[k].clone());
-        step.tensors[state[k].input] = loaded_state[k].clone();
-        step.described[state[k].input] = state[k].path + ": " + core::tensor_type_text(loaded_state[k]) +
-                                         " from the model file";
+        at::Tensor& fed = step.tensors[state[k].input];
+        // A state the first call gives its lasting type (an empty context filled) is an input of
+        // that type, which the export proved starts from zeros (state_start.h).
+        const bool file_type = fed.scalar_type() == loaded_state[k].scalar_type() && fed.sizes() == loaded_state[k].sizes();
+        fed = file_type ? loaded_state[k].clone() : at::zeros_like(fed);
+        step.described[state[k].input] =
+            state[k].path + ": " +
+            (file_type ? core::tensor_type_text(loaded_state[k]) + " from the model file"
+                       : "zeros " + core::tensor_type_text(fed) + " (the model file holds " +
+                             core::tensor_type_text(loaded_state[k]) + ")");
       }
       first_steps.push_back(step);
       for (int s = 0; s < options.steps; ++s) {

@@ -3,8 +3,9 @@
 graph inputs named after the attributes and graph outputs NAME_out. Each model here is called in
 a loop of 50 steps by PyTorch and by ONNX Runtime (tests/integration/ort_state_loop.js), the ONNX
 file fed the state its previous step returned, starting from the state saved in the file; every
-step's outputs and states must match. Without the flag the export warns, naming the attributes;
-a state that changes its shape in a call is refused in one line.
+step's outputs and states must match (a state the first call gives its lasting shape: the ONNX
+file from zeros). Without the flag the export warns, naming the attributes; a state whose shape
+keeps changing, or that a call from zeros does not reproduce, is refused in one line.
 
 Environment (set by ctest): ONNXPORT, ONNXPORT_ORT_STATE_LOOP, ONNXPORT_TEST_TMP.
 """
@@ -98,6 +99,76 @@ class Filling(torch.nn.Module):
         return joined.sum().reshape(1)
 
 
+class Vad(torch.nn.Module):
+    """Shaped like a widely used voice-activity model: its recurrent state and audio context are
+    empty in the file and made in the first call, for the batch size and sample rate it is called
+    with (int attributes remember both); a change of either resets them."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(64 + 32, 16)
+        self.cell = torch.nn.GRUCell(16, 16)
+        self.head = torch.nn.Linear(16, 1)
+        self._state = torch.zeros(0)
+        self._context = torch.zeros(0)
+        self._last_sr = 0
+        self._last_batch_size = 0
+
+    def reset_states(self):
+        self._state = torch.zeros(0)
+        self._context = torch.zeros(0)
+        self._last_sr = 0
+        self._last_batch_size = 0
+
+    def forward(self, x, sr: int):
+        batch_size = x.shape[0]
+        context_size = 64 if sr == 16000 else 32
+        if not self._last_batch_size:
+            self.reset_states()
+        if self._last_sr and self._last_sr != sr:
+            self.reset_states()
+        if self._last_batch_size and self._last_batch_size != batch_size:
+            self.reset_states()
+        if not len(self._context):
+            self._context = torch.zeros(batch_size, context_size)
+        if not len(self._state):
+            self._state = torch.zeros(batch_size, 16)
+        joined = torch.cat([self._context, x], dim=1)
+        features = torch.relu(self.proj(joined[:, -96:]))
+        self._state = self.cell(features, self._state)
+        self._context = joined[:, -context_size:]
+        self._last_sr = sr
+        self._last_batch_size = batch_size
+        return torch.sigmoid(self.head(self._state))
+
+
+class Marking(torch.nn.Module):
+    """Fills its empty history with ones, not zeros: a call from zeros is not the file's first."""
+
+    def __init__(self):
+        super().__init__()
+        self._history = torch.zeros(0)
+
+    def forward(self, x):
+        if not len(self._history):
+            self._history = torch.ones(2)
+        y = x + self._history.sum()
+        self._history = x[-2:]
+        return y
+
+
+class Growing(torch.nn.Module):
+    """Appends every call's input to its cache: the cache's shape changes on every call."""
+
+    def __init__(self):
+        super().__init__()
+        self._cache = torch.zeros(0)
+
+    def forward(self, x):
+        self._cache = torch.cat([self._cache, x])
+        return self._cache.sum().reshape(1)
+
+
 def state_value(module, name):
     """The attribute at dotted path `name` of `module`, copied."""
     owner = module
@@ -148,7 +219,8 @@ class StateIoTest(unittest.TestCase):
         torch.jit.script(module.eval()).save(path(name))
         return path(name)
 
-    def check_loop(self, model_file, tag, shape, state_names, *export_args, call_args=()):
+    def check_loop(self, model_file, tag, shape, state_names, *export_args, call_args=(), start_from=None):
+        """`start_from`: the ONNX file's first state per name where it is not the model file's."""
         onnx_file = path(tag + ".onnx")
         r = run("export", model_file, "-o", onnx_file, "--input", "x:" + "x".join(map(str, shape)), "--state-io",
                 *export_args)
@@ -156,7 +228,7 @@ class StateIoTest(unittest.TestCase):
         self.assertEqual([i.name for i in graph.input], ["x", *state_names])
         self.assertEqual([o.name for o in graph.output], ["output_0", *[n + "_out" for n in state_names]])
         module = torch.jit.load(model_file)
-        initial = [state_value(module, name) for name in state_names]
+        initial = [(start_from or {}).get(name, state_value(module, name)) for name in state_names]
         torch.manual_seed(1)
         inputs = [torch.randn(*shape) for _ in range(STEPS)]
         steps = loop_in_torch(module, inputs, state_names, call_args)
@@ -197,13 +269,46 @@ class StateIoTest(unittest.TestCase):
         self.assertIn("has no state inputs", r.stderr)
         self.assertIn("export the model with --state-io", r.stderr)
 
-    def test_a_state_that_changes_shape_is_refused(self):
+    def test_a_state_filled_by_the_first_call_starts_from_zeros(self):
         model = self.save(Filling(), "filling.pt")
-        out = path("filling.onnx")
+        r, graph, _ = self.check_loop(model, "filling", (5,), ["_context"], start_from={"_context": torch.zeros(2)})
+        self.assertIn("state '_context' takes its lasting type in the first call (float32[0] -> float32[2])", r.stderr)
+        self.assertIn("start a loop from zeros", r.stderr)
+        context = next(i for i in graph.input if i.name == "_context")
+        self.assertEqual([d.dim_value for d in context.type.tensor_type.shape.dim], [2])
+        # verify starts the ONNX file from zeros and the loaded module from its file's state.
+        r = run("verify", model, path("filling.onnx"), "--input", "x:5", "--steps", "20")
+        self.assertIn("verify: ok: 3 input sets x 20 steps", r.stdout)
+
+    def test_voice_activity_shaped_model_with_state_made_in_its_first_call(self):
+        model = self.save(Vad(), "vad.pt")
+        for sr, width in ((16000, 512), (8000, 256)):
+            zeros = {"_context": torch.zeros(2, 64 if sr == 16000 else 32), "_state": torch.zeros(2, 16)}
+            r, graph, steps = self.check_loop(model, f"vad{sr}", (2, width), ["_context", "_state"], "--mode", "script",
+                                              "--input", f"sr:int={sr}", call_args=(sr,), start_from=zeros)
+            self.assertIn("states '_context', '_state' take their lasting types in the first call", r.stderr)
+            # The branches on the remembered batch size and rate are decided for the first call on.
+            self.assertNotIn("If", [n.op_type for n in graph.node])
+            self.assertGreater(float(steps[-1][1][1].abs().max()), 0.0)
+
+    def test_a_state_not_made_from_zeros_is_refused(self):
+        model = self.save(Marking(), "marking.pt")
+        out = path("marking.onnx")
+        r = run("export", model, "-o", out, "--input", "x:5", "--state-io", "--mode", "script", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--state-io: state '_history' is float32[0] in the model file and float32[2] after a call, "
+                      "and a call from zeros in its place does not give the file's first call", r.stderr)
+        self.assertIn("call it once, then save it", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertFalse(os.path.exists(out))
+
+    def test_a_state_that_keeps_changing_shape_is_refused(self):
+        model = self.save(Growing(), "growing.pt")
+        out = path("growing.onnx")
         r = run("export", model, "-o", out, "--input", "x:5", "--state-io", ok=False)
         self.assertEqual(r.returncode, 1)
-        self.assertIn("--state-io: state '_context' is float32[0] in the model file and float32[2] after a call",
-                      r.stderr)
+        self.assertIn("--state-io: state '_cache' is float32[0] in the model file and float32[5] after a call and "
+                      "float32[10] after two", r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertFalse(os.path.exists(out))
 

@@ -22,6 +22,7 @@
 #include "3_export/2_prepare/quantized_weights.h"
 #include "3_export/2_prepare/module_tensor_reads.h"
 #include "3_export/2_prepare/resized_run.h"
+#include "3_export/2_prepare/state_start.h"
 #include "3_export/2_prepare/straight_line_freeze.h"
 
 namespace onnxport::core {
@@ -531,6 +532,12 @@ void check_state_keeps_its_type(const PreparedGraph& out) {
 
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   PreparedGraph out;
+  if (options.state_io && loaded.module)
+    if (auto started = start_state_after_first_call(*loaded.module, loaded.inputs, options)) {
+      loaded.module = started->module;
+      loaded.module_owned = true;  // a copy of its own
+      out.warnings.push_back(started->warning);
+    }
   std::shared_ptr<torch::jit::Graph> graph =
       loaded.module ? frozen_forward(*loaded.module, loaded.module_owned, loaded.inputs.size(), loaded.whole_arguments,
                                      options, out)
