@@ -2,6 +2,10 @@
 // tensor (x_float16 * 2.5 stays float16), true division of integers gives float, and
 // aten::add/sub's alpha scales the second operand.
 #include "elementwise.h"
+
+#include <cmath>
+#include <cstdlib>
+
 #include "onnxport/helpers.h"
 
 namespace onnxport::elementwise {
@@ -95,6 +99,15 @@ Value* rsqrt(Graph& g, const TorchNode&, const Args& a) {
   return g.op("Reciprocal", {g.op("Sqrt", {x})});
 }
 
+// round(x, decimals=d), as PyTorch's kernel computes it: Round(x * 10^d) / 10^d, and for d < 0
+// Round(x / 10^-d) * 10^-d (dividing by the exact power rather than multiplying by its inexact
+// reciprocal).
+Value* round_decimals(Graph& g, Value* x, int64_t decimals) {
+  Value* power = scalar_like(g, std::pow(10.0, static_cast<double>(std::llabs(decimals))), x);
+  if (decimals > 0) return g.op("Div", {g.op("Round", {g.op("Mul", {x, power})}), power});
+  return g.op("Mul", {g.op("Round", {g.op("Div", {x, power})}), power});
+}
+
 // floor/ceil/round/trunc leave integer tensors unchanged; ONNX's ops only take floats.
 Symbolic rounding(const std::string& onnx_op) {
   return [onnx_op](Graph& g, const TorchNode&, const Args& a) {
@@ -102,6 +115,8 @@ Symbolic rounding(const std::string& onnx_op) {
     if (is_int_or_bool(dtype_of(x))) return std::vector<Value*>{x};
     if (onnx_op == "Trunc")
       return std::vector<Value*>{g.op("Mul", {g.op("Sign", {x}), g.op("Floor", {g.op("Abs", {x})})})};
+    if (onnx_op == "Round" && a.size() > 1 && !a.is_none(1) && a.i(1) != 0)
+      return std::vector<Value*>{round_decimals(g, x, a.i(1))};
     return std::vector<Value*>{g.op(onnx_op, {x})};
   };
 }

@@ -101,6 +101,10 @@ Value* where(Graph& g, const TorchNode& n, const Args& a) {
     return g.list(per_dim);
   }
   std::vector<Value*> xy = promote(g, {a.tensor(1), a.tensor(2)});
+  // where(c, 0, 1.0): two numbers give torch's default dtype for their kind, as recorded.
+  const DType recorded = n.output_types.empty() ? DType::Undefined : n.output_types[0].dtype;
+  if (a.tensor(1)->is_scalar() && a.tensor(2)->is_scalar() && recorded != DType::Undefined)
+    xy = {cast(g, xy[0], recorded), cast(g, xy[1], recorded)};
   return g.op("Where", {cast(g, a.tensor(0), DType::Bool), xy[0], xy[1]});
 }
 

@@ -124,6 +124,8 @@ case("floor_int", ["floor", "ceil", "trunc"], [ints(2, 3, low=-4, high=4)],
      lambda i: (torch.floor(i), torch.ceil(i), torch.trunc(i)))
 unary("round", torch.round, [halves(4, 5)], inplace=lambda x: x.round_(), since=11)
 case("round_opset9", ["round"], [halves(4, 5)], torch.round, opsets=[], fails={9: "supported from opset 11"})
+case("round_decimals", ["round"], [f32(4, 5, low=-500, high=500)],
+     lambda x: (torch.round(x, decimals=2), torch.round(x, decimals=-1), torch.round(x, decimals=0)), since=11)
 
 # ---- elementwise: activations
 
@@ -234,6 +236,8 @@ case("where_broadcast", ["where", "gt"], [f32(3, 4), f32(4)], lambda x, y: torch
 case("where_scalar", ["where", "gt"], [f32(3, 4)], lambda x: torch.where(x > 0, x, 0.5))
 case("where_int_float", ["where"], [bools(3, 4), ints(3, 4), f32(3, 4)], torch.where)
 case("where_int_scalar", ["where"], [bools(3, 4), ints(3, 4)], lambda m, i: torch.where(m, i, 0))
+case("where_two_numbers", ["where"], [bools(3, 4)],
+     lambda m: (torch.where(m, 0, 1.0), torch.where(m, 2, 3), torch.where(m, 1.5, 2.5)))
 case("masked_fill", ["masked_fill"], [f32(3, 4), bools(3, 4)], lambda x, m: x.masked_fill(m, 2.5))
 case("masked_fill_broadcast", ["masked_fill"], [f32(2, 3, 4), bools(4)], lambda x, m: x.masked_fill(m, -1.0))
 case("masked_fill_tensor_value", ["masked_fill"], [f32(3, 4)], lambda x: x.masked_fill(x > 0, x[0, 0]))
