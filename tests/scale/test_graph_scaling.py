@@ -4,9 +4,13 @@
 Exports the chain models of tests/scale/make_chain_models.py (chain_<N>.pt, about N ONNX nodes,
 a fixed pool of 32 tiny parameters, so that only the graph grows) with
 `onnxport export chain_<N>.pt -o OUT --input x:4x8:float32 --timings`, RUNS times per size with
-the sizes interleaved (ascending, descending, ascending, ...), and takes per-size medians of:
+the sizes interleaved (ascending, descending, ascending, ...), and takes per-size minima of:
 the process's wall time, its CPU time (user + sys), and each stage the CLI reports on stderr
-(`timings: load X s (peak N MiB), prepare ..., ..., check ..., total ...`).
+(`timings: load X s (peak N MiB), prepare ..., ..., check ..., total ...`). Minima, not medians:
+other work on the machine only ever adds time, and it adds more to the big graph, whose working
+set is the larger (a CI run measured chain_50000's pipeline at 4.30 s, then 6.85 and 6.68 s in
+the next two rounds, CPU time 7.8 s then 12.0 s, while chain_10000 stayed at 0.38-0.49 s); the
+least disturbed run is the best estimate of what the export itself costs.
 
 Criterion. Process start-up (loading libtorch and the op packs) and other fixed costs make small
 graphs look slow per node, so per-node times are not compared directly. Instead:
@@ -179,7 +183,7 @@ def main():
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
 
-    # Medians per size (of the runs that finished).
+    # Minima per size (of the runs that finished).
     done = [n for n in sizes if runs[n]]
     stage_names = []
     for n in done:
@@ -187,17 +191,17 @@ def main():
             for k in r.stages:
                 if k not in stage_names and k != "total":
                     stage_names.append(k)
-    med = {}
+    best = {}
     for n in done:
         rs = runs[n]
-        med[n] = {
-            "wall": statistics.median(r.wall for r in rs),
-            "cpu": statistics.median(r.cpu for r in rs),
-            "pipeline": statistics.median(r.pipeline for r in rs),
-            "total": statistics.median(r.stages.get("total", 0.0) for r in rs),
+        best[n] = {
+            "wall": min(r.wall for r in rs),
+            "cpu": min(r.cpu for r in rs),
+            "pipeline": min(r.pipeline for r in rs),
+            "total": min(r.stages.get("total", 0.0) for r in rs),
             "peak": max(r.peak for r in rs),
             "runs": len(rs),
-            **{k: statistics.median(r.stages.get(k, 0.0) for r in rs) for k in stage_names},
+            **{k: min(r.stages.get(k, 0.0) for r in rs) for k in stage_names},
         }
 
     # The table.
@@ -207,7 +211,7 @@ def main():
     rows = []
     base = sizes[0]
     for n in done:
-        m = med[n]
+        m = best[n]
         per_node = 1e6 * m["wall"] / nodes[n]
         pipe_per_node = 1e6 * m["pipeline"] / nodes[n]
         if n == base:
@@ -221,7 +225,7 @@ def main():
             rows.append([str(n), "?", "0", f">{timed_out[n]:.0f}"] + ["-"] * (len(cols) - 4))
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
     print()
-    print("median seconds per size (process = wall time of the whole onnxport process, cpu = its user+sys, "
+    print("least seconds per size over the runs (process = wall time of the whole onnxport process, cpu = its user+sys, "
           "cli tot = the CLI's `total`, pipeline = prepare..check; x/node = time per node / that at "
           f"{base} nodes)")
     print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
@@ -238,37 +242,37 @@ def main():
     for n in timed_out:
         failures.append(f"chain_{n}: export killed after {timed_out[n]:.0f} s, over {TIMEOUT_FACTOR:.0f} x the "
                         "linear prediction")
-    if all(n in med for n in small):
-        pipe_line = line_through(*[(s, med[s]["pipeline"]) for s in small])
-        cpu_line = line_through(*[(s, med[s]["cpu"]) for s in small])
+    if all(n in best for n in small):
+        pipe_line = line_through(*[(s, best[s]["pipeline"]) for s in small])
+        cpu_line = line_through(*[(s, best[s]["cpu"]) for s in small])
         print(f"criterion: pipeline(N) <= {args.limit} x line(N) + {args.slack} s, line through the pipeline "
               f"times at {small[0]} and {small[1]} nodes: {pipe_line[0]:.3f} s + {1e6 * pipe_line[1]:.2f} us x N; "
               f"confirmed on process CPU time ({cpu_line[0]:.3f} s + {1e6 * cpu_line[1]:.2f} us x N)")
         for n in sizes[2:]:
-            if n not in med:
+            if n not in best:
                 continue
             want = predict(pipe_line, n)
-            ratio = med[n]["pipeline"] / want if want > 0 else float("inf")
+            ratio = best[n]["pipeline"] / want if want > 0 else float("inf")
             cpu_want = predict(cpu_line, n)
-            cpu_ratio = med[n]["cpu"] / cpu_want if cpu_want > 0 else float("inf")
-            wall_bad = med[n]["pipeline"] > args.limit * want + args.slack
-            cpu_bad = med[n]["cpu"] > args.limit * cpu_want + args.slack
+            cpu_ratio = best[n]["cpu"] / cpu_want if cpu_want > 0 else float("inf")
+            wall_bad = best[n]["pipeline"] > args.limit * want + args.slack
+            cpu_bad = best[n]["cpu"] > args.limit * cpu_want + args.slack
             verdict = "FAIL" if wall_bad and cpu_bad else ("pass (wall over, CPU time not: a busy machine)"
                                                             if wall_bad else "pass")
-            print(f"  {n}: pipeline {med[n]['pipeline']:.2f} s, line {want:.2f} s -> x{ratio:.2f}; "
-                  f"cpu {med[n]['cpu']:.2f} s, line {cpu_want:.2f} s -> x{cpu_ratio:.2f}: {verdict}")
+            print(f"  {n}: pipeline {best[n]['pipeline']:.2f} s, line {want:.2f} s -> x{ratio:.2f}; "
+                  f"cpu {best[n]['cpu']:.2f} s, line {cpu_want:.2f} s -> x{cpu_ratio:.2f}: {verdict}")
             if wall_bad and cpu_bad:
-                failures.append(f"chain_{n}: pipeline {med[n]['pipeline']:.2f} s is x{ratio:.2f} the linear "
+                failures.append(f"chain_{n}: pipeline {best[n]['pipeline']:.2f} s is x{ratio:.2f} the linear "
                                 f"prediction {want:.2f} s (limit {args.limit} x + {args.slack} s); CPU x{cpu_ratio:.2f}")
         # Which stages grow faster than linearly (information: each stage's own line, big stages only).
-        big = sizes[-1] if sizes[-1] in med else None
+        big = sizes[-1] if sizes[-1] in best else None
         if big:
             notes = []
             for k in stage_names:
-                line = line_through(*[(s, med[s][k]) for s in small])
+                line = line_through(*[(s, best[s][k]) for s in small])
                 want = predict(line, big)
-                if med[big][k] >= 0.2 and med[big][k] > args.limit * want + args.slack:
-                    notes.append(f"{k} {med[big][k]:.2f} s vs line {want:.2f} s (x{med[big][k] / max(want, 1e-3):.1f})")
+                if best[big][k] >= 0.2 and best[big][k] > args.limit * want + args.slack:
+                    notes.append(f"{k} {best[big][k]:.2f} s vs line {want:.2f} s (x{best[big][k] / max(want, 1e-3):.1f})")
             if notes:
                 print(f"  stages over their own line at {big}: " + "; ".join(notes))
     print(f"test wall time {time.perf_counter() - started:.1f} s")
