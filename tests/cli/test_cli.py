@@ -13,7 +13,7 @@ import shutil
 import sys
 import subprocess
 import unittest
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 import onnx
@@ -462,6 +462,39 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot load TorchScript model", r.stderr)
         self.assertIn("not_a_model.pt", r.stderr)
+        self.assertNoLeftovers(out)
+
+    def test_a_file_whose_own_code_fails_at_load_is_not_sent_to_load_op_library(self):
+        # Its __setstate__ raises when libtorch loads it, as a repacking for a quantized engine
+        # this libtorch lacks does: no op library would help, so the hint must not offer one.
+        class Refusing(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.ones(2)
+
+            @torch.jit.export
+            def __getstate__(self) -> Tuple[torch.Tensor, bool]:
+                return (self.w, self.training)
+
+            @torch.jit.export
+            def __setstate__(self, state: Tuple[torch.Tensor, bool]) -> None:
+                if bool(state[0].sum() > 0):
+                    raise RuntimeError("weights packed for an engine this build lacks")
+                self.w = state[0]
+                self.training = state[1]
+
+            def forward(self, x):
+                return x * self.w
+
+        torch.jit.save(torch.jit.script(Refusing()), path("refusing.pt"))
+        out = path("refusing.onnx")
+        r = run("export", path("refusing.pt"), "-o", out, "--input", "x:2", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("cannot load TorchScript model", r.stderr)
+        self.assertIn("weights packed for an engine this build lacks", r.stderr)
+        self.assertIn("could not compile or run the file's code while loading it", r.stderr)
+        self.assertNotIn("--load-op-library", r.stderr)
         self.assertNoLeftovers(out)
 
     def test_wrong_number_of_inputs_names_the_fix(self):

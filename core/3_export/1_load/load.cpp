@@ -129,6 +129,20 @@ torch::jit::Module load_torchscript(const std::string& path) {
   }
 }
 
+// What to do when libtorch stops reading a file: a custom class or type it does not know comes
+// from a library that registers it; anything else failed in compiling or running the file's own
+// code at load (a __setstate__ repacking weights, which a quantized engine this libtorch lacks
+// may refuse), where a library would not help.
+std::string load_failure_hint(const std::string& report) {
+  if (report.find("torch.classes") != std::string::npos || report.find("Unknown type name") != std::string::npos ||
+      report.find("Unknown builtin op") != std::string::npos)
+    return "the model uses custom torch classes or ops: load the library that registers them with "
+           "--load-op-library";
+  return std::string("libtorch ") + torch_release::kVersion +
+         " could not compile or run the file's code while loading it: check that it loads with torch.jit.load "
+         "in the PyTorch that saved it; a file from a newer PyTorch may need onnxport built on that release";
+}
+
 }  // namespace
 
 torch::jit::Module load_torchscript_file(const std::string& path) {
@@ -145,9 +159,7 @@ torch::jit::Module load_torchscript_file(const std::string& path) {
   } catch (const std::exception& e) {
     if (auto op = unknown_operator(e.what())) throw unknown_operator_error(path, *op);
     throw ModelError("cannot load TorchScript model '" + path + "': " + libtorch_error_line(e.what()),
-                     ErrorContext::for_file(path,
-                                            "if the model uses custom torch ops, load the library that registers "
-                                            "them with --load-op-library"));
+                     ErrorContext::for_file(path, load_failure_hint(e.what())));
   }
 }
 
