@@ -9,6 +9,7 @@
 
 #include "3_export/1_load/load.h"
 #include "3_export/3_convert/convert.h"
+#include "3_export/6_write/export_settings.h"
 #include "3_export/6_write/model_writer.h"
 #include "3_export/6_write/type_support.h"
 #include "3_export/6_write/model_check.h"
@@ -38,6 +39,7 @@ ModelMeta model_meta(const ExportOptions& o) {
   meta.export_params = o.export_params;
   meta.keep_initializers_as_inputs = o.keep_initializers_as_inputs;
   meta.provenance_doc_strings = o.provenance;
+  meta.properties = recorded_export_settings(o);
   return meta;
 }
 

@@ -15,6 +15,7 @@
 #include "2_eval/pack_kernels.h"
 #include "3_export/1_load/example_arguments.h"
 #include "3_export/1_load/load.h"
+#include "3_export/6_write/export_settings.h"
 #include "3_export/2_prepare/argument_inputs.h"
 #include "3_export/2_prepare/attribute_writes.h"
 #include "4_tools/model_inputs.h"
@@ -432,8 +433,9 @@ size_t decide(VerifyResult& result, const VerifyOptions& options) {
 
 }  // namespace
 
-VerifyResult verify_onnx_file(const std::string& model_path, const std::string& onnx_path, const VerifyOptions& options,
+VerifyResult verify_onnx_file(const std::string& model_path, const std::string& onnx_path, const VerifyOptions& given,
                               Exporter* exporter) {
+  VerifyOptions options = given;
   if (options.samples < 1)
     throw ConfigError("--samples " + std::to_string(options.samples) + ": at least one input set is needed",
                       ErrorContext::with_hint("give --samples 1 or more"));
@@ -444,14 +446,17 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     throw ConfigError("--rtol/--atol must be non-negative numbers",
                       ErrorContext::with_hint("e.g. --rtol 1e-3 --atol 1e-5"));
   const core::DefaultDtypeScope default_dtype(options.export_options.default_dtype);
+  const onnx::ModelProto model = core::read_model_file(onnx_path);
+  VerifyResult result;
+  // What the export's command line said and the file recorded (numbers folded into the graph, the
+  // method exported), unless given again.
+  result.recorded_settings = core::take_recorded_export_settings(model, options.inputs, options.export_options);
   torch::jit::Module module =
       core::select_export_target(core::load_torchscript_file(model_path), options.export_options, model_path);
   core::define_forward_from_overload(module);
   module.eval();
-  const onnx::ModelProto model = core::read_model_file(onnx_path);
   std::unique_ptr<Exporter> builtin;
   if (!exporter) exporter = (builtin = std::make_unique<Exporter>()).get();
-  VerifyResult result;
   try {
     const core::eval::ModelEvaluator evaluator(model, core::directory_of(onnx_path),
                                                core::eval::pack_kernels(exporter->registry()));

@@ -23,6 +23,11 @@ size_t failing_set(const VerifyResult& result) {
 }  // namespace
 
 int print_verification(const VerifyResult& result, bool print_nodes) {
+  if (!result.recorded_settings.empty()) {
+    std::cout << "as the ONNX file records its export:";
+    for (const auto& setting : result.recorded_settings) std::cout << " " << setting;
+    std::cout << "\n";
+  }
   for (size_t k = 0; k < result.samples.size(); ++k) {
     const SampleCheck& s = result.samples[k];
     std::cout << "input set " << k + 1 << ":";

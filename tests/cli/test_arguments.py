@@ -130,6 +130,17 @@ class ArgumentsTest(unittest.TestCase):
             compare_in_ort(self, onnx_file, {"x": self.x}, [self.module(self.x, sr)], f"sr{sr}")
         # The two branches differ, so each file really holds its own.
         self.assertGreater(float((self.module(self.x, 16000) - self.module(self.x, 8000)).abs().max()), 0.1)
+        # The file records the --input of the number it folded: verify needs no --input again, and
+        # with it the other file's number would not match (so the recorded one is what verify uses).
+        props = {p.key: p.value for p in onnx.load(onnx_file).metadata_props}
+        self.assertEqual(json.loads(props["onnxport.inputs"]), ["x=" + path("x.npy"), "sr:int=8000"])
+        r = run("verify", self.model, onnx_file)
+        self.assertIn(f"as the ONNX file records its export: --input x={path('x.npy')} --input sr:int=8000", r.stdout)
+        self.assertIn("verify: ok", r.stdout)
+        r = run("verify", self.model, onnx_file, "--input", "x:2x4", "--input", "sr:int=16000", ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("MISMATCH", r.stdout)
+        self.assertNotIn("as the ONNX file records", r.stdout)
 
     def test_number_as_input_keeps_both_branches(self):
         onnx_file = self.export("sr_dynamic.onnx", "--input", "x=" + path("x.npy"), "--input", "sr:int=8000",
@@ -183,6 +194,11 @@ class ArgumentsTest(unittest.TestCase):
         r = run("verify", self.model, onnx_file, "--method", "pairs", "--input", "hc:(2x4,2x4)", "--input",
                 "xs:[2x4,2x4]", "--input", "d:{a:2x4,b:2x4}", "--input", "mode:str=double")
         self.assertIn("verify: ok", r.stdout)
+        r = run("verify", self.model, onnx_file)  # the method and the string from the file
+        self.assertIn("as the ONNX file records its export: --input hc:(2x4:float32,2x4:float32) "
+                      "--input xs:[2x4:float32,2x4:float32] --input d:{a:2x4:float32,b:2x4:float32} "
+                      "--input mode:str=double --method pairs", r.stdout)
+        self.assertIn("verify: ok", r.stdout)
 
     def test_nested_tuple_with_none_numbers_and_default(self):
         onnx_file = self.export("nested.onnx", "--method", "nested", "--input", "pair:(8,none)", "--input",
@@ -205,6 +221,12 @@ class ArgumentsTest(unittest.TestCase):
         onnx_file = self.export("lin.onnx", "--submodule", "_model.lin", "--input", "x:3x4")
         x = torch.randn(3, 4)
         compare_in_ort(self, onnx_file, {"x": x}, [self.module._model.lin(x)], "lin")
+        # Tensors alone are not recorded (the file's inputs show them); the submodule is.
+        props = {p.key: p.value for p in onnx.load(onnx_file).metadata_props}
+        self.assertEqual(props, {"onnxport.submodule": "_model.lin"})
+        r = run("verify", self.model, onnx_file)
+        self.assertIn("as the ONNX file records its export: --submodule _model.lin", r.stdout)
+        self.assertIn("verify: ok", r.stdout)
 
     def test_config_file_takes_the_same_forms(self):
         config = path("arguments.json")

@@ -40,6 +40,11 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
     imp->set_domain(domain);
     imp->set_version(version);
   }
+  for (const auto& [key, value] : meta.properties) {
+    auto* property = m.add_metadata_props();
+    property->set_key(key);
+    property->set_value(value);
+  }
   auto* g = m.mutable_graph();
   g->set_name("main_graph");
   for (const auto& node : model.nodes) {

@@ -2,6 +2,7 @@
 // The write stage: the ModelProto's structure and the streaming writer of its parameter bytes.
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "1_base/onnx_ir.h"
@@ -17,6 +18,8 @@ struct ModelMeta {
   // Non-empty: every initializer's bytes go to this file (a name in the model's directory), in
   // ONNX's external-data layout, instead of into the model file.
   std::string external_data_file;
+  // The model's metadata_props, in order (export_settings.h).
+  std::vector<std::pair<std::string, std::string>> properties;
 };
 
 // The ModelProto without initializer payloads (initializers are streamed by write_model).

@@ -82,6 +82,8 @@ struct VerifyResult {
   std::vector<NodeCheck> nodes;
   int first_diverging = -1;   // index into `nodes`
   std::string per_node_note;  // why nodes were not compared, or what the comparison found
+  // The export's settings verify took from the ONNX file, as their flags ("--input sr:int=16000").
+  std::vector<std::string> recorded_settings;
 };
 
 // Throws ConfigError/ModelError/ExportError when the comparison cannot be made (a file, inputs
