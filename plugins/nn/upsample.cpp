@@ -25,7 +25,10 @@ enum class Interp { Nearest, NearestExact, Linear, Cubic };
 struct Target {
   Value* sizes = nullptr;
   std::vector<double> scales;
+  Value* run_time_scales = nullptr;  // a 1-d float64 tensor of factors known at run time only
 };
+
+Value* run_time_scales(Graph& g, Value* given, size_t nd);
 
 const char* interp_name(Interp m) {
   switch (m) {
@@ -54,7 +57,7 @@ std::vector<double> per_dim_scales(const TorchNode& n, std::vector<double> s, si
 
 // upsample_*(input, output_size, [align_corners,] scale_factors) and the forms with one optional
 // float per dim after align_corners: output_size wins when present (as in PyTorch).
-Target upsample_target(const TorchNode& n, const Args& a, size_t size_arg, size_t scales_arg, size_t nd) {
+Target upsample_target(Graph& g, const TorchNode& n, const Args& a, size_t size_arg, size_t scales_arg, size_t nd) {
   Target t;
   if (!a.is_none(size_arg)) {
     t.sizes = a.at(size_arg);
@@ -63,7 +66,8 @@ Target upsample_target(const TorchNode& n, const Args& a, size_t size_arg, size_
   if (a.size() <= scales_arg || a.is_none(scales_arg))
     throw ArgumentError(n.kind + ": neither output_size nor scale_factors is given");
   if (a.at(scales_arg)->is_list() || a.at(scales_arg)->maybe_floats()) {
-    t.scales = per_dim_scales(n, a.fs(scales_arg), nd);
+    t.run_time_scales = run_time_scales(g, a.at(scales_arg), nd);
+    if (!t.run_time_scales) t.scales = per_dim_scales(n, a.fs(scales_arg), nd);
     return t;
   }
   for (size_t i = scales_arg; i < a.size(); ++i) t.scales.push_back(a.f(i));
@@ -124,7 +128,8 @@ Value* resize_before_11(Graph& g, const TorchNode& n, Value* x, Interp mode, con
   return g.op(op, {x, scales}, {{"mode_s", "nearest"}});
 }
 
-Value* resize_11(Graph& g, Value* x, Interp mode, bool align_corners, const Target& t) {
+// Resize's attributes (opset 11+) for PyTorch's sampling in `mode`.
+Attrs resize_11_attributes(Interp mode, bool align_corners) {
   Attrs attrs;
   switch (mode) {
     case Interp::Nearest:
@@ -143,7 +148,15 @@ Value* resize_11(Graph& g, Value* x, Interp mode, bool align_corners, const Targ
       if (mode == Interp::Cubic) attrs.emplace_back("cubic_coeff_a_f", -0.75);
       break;
   }
-  Value* empty = g.opset() >= 13 ? nullptr : g.constant(Tensor::floats({}));
+  return attrs;
+}
+
+// Resize's omitted roi and scales: absent from 13, empty tensors before.
+Value* omitted_resize_input(Graph& g) { return g.opset() >= 13 ? nullptr : g.constant(Tensor::floats({})); }
+
+Value* resize_11(Graph& g, Value* x, Interp mode, bool align_corners, const Target& t) {
+  const Attrs attrs = resize_11_attributes(mode, align_corners);
+  Value* empty = omitted_resize_input(g);
   if (t.sizes) {
     Value* leading = slice(g, shape_of(g, x), {0}, {0}, {2});
     Value* sizes = concat(g, {leading, int_list(g, t.sizes)}, 0);
@@ -152,7 +165,51 @@ Value* resize_11(Graph& g, Value* x, Interp mode, bool align_corners, const Targ
   return g.op("Resize", {x, empty, scales_constant(g, t.scales)}, attrs);
 }
 
+// The scale factors of __interpolate or upsample_* when one is a number computed at run time (a detection
+// transform's `scale.item()` in script mode): a 1-d float64 tensor of `nd` factors, or nullptr
+// when they are constants.
+Value* run_time_scales(Graph& g, Value* given, size_t nd) {
+  if (given->maybe_floats() || given->maybe_float()) return nullptr;
+  std::vector<Value*> items = given->is_list() ? given->elements() : std::vector<Value*>{given};
+  std::vector<Value*> parts;
+  for (Value* item : items) {
+    if (auto c = item->maybe_float()) {
+      parts.push_back(g.constant(Tensor::scalar_of(DType::Double, *c)));
+    } else if (!item->is_tensor()) {
+      throw ArgumentError("a scale factor is " + item->describe() + ", expected a float");
+    } else {
+      parts.push_back(cast(g, item, DType::Double));
+    }
+    if (parts.back()->rank() != std::optional<int64_t>(1)) parts.back() = unsqueeze(g, parts.back(), {0});
+  }
+  if (parts.size() == 1 && nd > 1) parts.assign(nd, parts.front());
+  if (parts.size() != nd)
+    throw ArgumentError("scale_factor gives " + std::to_string(parts.size()) + " factors for " + std::to_string(nd) +
+                        " spatial dims");
+  return concat(g, parts, 0);
+}
+
+// Resize by factors known at run time (opset 11+). With recompute_scale_factor PyTorch computes
+// the output size, floor(in * s) in double, and samples by in/out: Resize's `sizes`; so does
+// align_corners, whose sampling, (in - 1) / (out - 1), ignores the factor (with `scales` ONNX's
+// reference takes out as in * s unrounded, where ONNX Runtime and PyTorch round it). Otherwise
+// the factors themselves: Resize's `scales` (1 for batch and channels).
+Value* resize_by_run_time_scales(Graph& g, const TorchNode& n, Value* x, Interp mode, bool align_corners,
+                                 Value* scales, size_t nd, bool recompute) {
+  if (g.opset() < 11)
+    throw ArgumentError(n.kind + ": a scale factor computed at run time needs Resize's scales input (opset 11)");
+  Target t;
+  if (recompute || align_corners) {
+    Value* spatial = cast(g, slice(g, shape_of(g, x), {0}, {2}, {static_cast<int64_t>(nd) + 2}), DType::Double);
+    t.sizes = cast(g, g.op("Floor", {g.op("Mul", {spatial, scales})}), DType::Int64);
+    return resize_11(g, x, mode, align_corners, t);
+  }
+  Value* all = concat(g, {g.constant(Tensor::floats({1.0f, 1.0f})), cast(g, scales, DType::Float)}, 0);
+  return g.op("Resize", {x, omitted_resize_input(g), all}, resize_11_attributes(mode, align_corners));
+}
+
 Value* resize(Graph& g, const TorchNode& n, Value* x, Interp mode, bool align_corners, const Target& t, size_t nd) {
+  if (t.run_time_scales) return resize_by_run_time_scales(g, n, x, mode, align_corners, t.run_time_scales, nd, false);
   if (g.opset() < 11) return resize_before_11(g, n, x, mode, t, nd);
   return resize_11(g, x, mode, align_corners, t);
 }
@@ -161,7 +218,7 @@ Value* resize(Graph& g, const TorchNode& n, Value* x, Interp mode, bool align_co
 Symbolic upsample_nearest(size_t nd, Interp mode) {
   return [nd, mode](Graph& g, const TorchNode& n, const Args& a) {
     Value* x = a.tensor(0);
-    return std::vector<Value*>{resize(g, n, x, mode, false, upsample_target(n, a, 1, 2, nd), nd)};
+    return std::vector<Value*>{resize(g, n, x, mode, false, upsample_target(g, n, a, 1, 2, nd), nd)};
   };
 }
 
@@ -171,7 +228,7 @@ Symbolic upsample_interp(size_t nd, Interp mode) {
   return [nd, mode](Graph& g, const TorchNode& n, const Args& a) {
     Value* x = a.tensor(0);
     const bool align = !a.is_none(2) && a.b(2);
-    return std::vector<Value*>{resize(g, n, x, mode, align, upsample_target(n, a, 1, 3, nd), nd)};
+    return std::vector<Value*>{resize(g, n, x, mode, align, upsample_target(g, n, a, 1, 3, nd), nd)};
   };
 }
 
@@ -204,8 +261,11 @@ Value* interpolate(Graph& g, const TorchNode& n, const Args& a) {
     else
       t.sizes = s;
   } else if (!a.is_none(2)) {
+    const bool recompute = !a.is_none(5) && a.b(5);
+    if (Value* scales = run_time_scales(g, a.at(2), nd))
+      return resize_by_run_time_scales(g, n, x, interp, !a.is_none(4) && a.b(4), scales, nd, recompute);
     t.scales = per_dim_scales(n, a.fs(2), nd);
-    if (!a.is_none(5) && a.b(5)) {
+    if (recompute) {
       // recompute_scale_factor: PyTorch computes the output size and forgets the scale.
       auto shape = static_shape(x);
       if (!shape) throw ArgumentError(n.kind + ": recompute_scale_factor=True needs static spatial input sizes");

@@ -353,6 +353,21 @@ case("interpolate_bicubic", ["__interpolate"], [f32(1, 2, 3, 4)],
 case("interpolate_area", ["__interpolate"], [f32(1, 2, 3, 4)],
      ir=interpolate_ir("area", None), opsets=[], fails={13: "'area' is adaptive_avg_pool"})
 
+
+
+def s_interpolate_run_time_scale(x: torch.Tensor):
+    # torchvision's GeneralizedRCNNTransform.resize in script mode: the factor comes from the
+    # image's size, as a number taken from a tensor at run time
+    size = torch.tensor(x.shape[-2:]).to(torch.float32)
+    scale = float(torch.min(20.0 / size.min(), 32.0 / size.max()))
+    return (F.interpolate(x, scale_factor=scale, mode="bilinear", recompute_scale_factor=True, align_corners=False),
+            F.interpolate(x, scale_factor=scale, mode="nearest"),
+            F.interpolate(x, scale_factor=[scale, 1.5], mode="bilinear", align_corners=True))
+
+
+case("interpolate_run_time_scale", ["upsample_bilinear2d", "upsample_nearest2d"], [f32(1, 3, 10, 15)], s_interpolate_run_time_scale,
+     script=True, dynamic={0: [2, 3]}, since=11, atol=1e-4)
+
 GRID_MODES = [(m, p, a) for m in ("bilinear", "nearest", "bicubic") for p in ("zeros", "border", "reflection")
               for a in (False, True)]
 case("grid_sampler", ["grid_sampler"], [f32(1, 2, 4, 5), f32(1, 3, 6, 2, low=-1.2, high=1.2)],

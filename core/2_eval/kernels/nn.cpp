@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "2_eval/kernel.h"
@@ -579,6 +580,18 @@ double source_coordinate(const KernelContext& ctx, const std::string& mode, doub
   ctx.fail("coordinate_transformation_mode '" + mode + "' is not evaluated");
 }
 
+// A nearest tap's input coordinate in float32, as ONNX Runtime and ONNX's reference compute it
+// from the float32 scales (x / scale in double lands below an integer where float lands on it:
+// 20 / 1.8181819f is 10.99999997 in double, 11 in float), for the modes that divide by the scale.
+std::optional<double> nearest_source_coordinate_f32(const std::string& mode, int64_t x, int64_t out, double scale) {
+  const float xf = static_cast<float>(x), s = static_cast<float>(scale);
+  if (mode == "asymmetric") return xf / s;
+  if (mode == "half_pixel") return (xf + 0.5f) / s - 0.5f;
+  if (mode == "pytorch_half_pixel") return out > 1 ? (xf + 0.5f) / s - 0.5f : 0.0f;
+  if (mode == "tf_half_pixel_for_nn") return (xf + 0.5f) / s;
+  return std::nullopt;
+}
+
 int64_t nearest_index(const KernelContext& ctx, const std::string& rule, double x, double scale) {
   const double below = std::floor(x), fraction = x - below;
   const auto b = static_cast<int64_t>(below);
@@ -612,7 +625,8 @@ AxisTaps axis_taps(const KernelContext& ctx, const ResizeAttrs& a, int64_t in, i
         source_coordinate(ctx, a.coordinates, static_cast<double>(o), in, out, scale, resized, roi_start, roi_end);
     t.outside[o] = crop && (x < 0 || x > static_cast<double>(in - 1));
     if (a.mode == Interpolation::nearest) {
-      t.index[0][o] = std::clamp<int64_t>(nearest_index(ctx, a.nearest, x, scale), 0, in - 1);
+      const double at = nearest_source_coordinate_f32(a.coordinates, o, out, scale).value_or(x);
+      t.index[0][o] = std::clamp<int64_t>(nearest_index(ctx, a.nearest, at, scale), 0, in - 1);
       t.weight[0][o] = 1;
       continue;
     }
