@@ -141,6 +141,17 @@ class ArgumentsTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("MISMATCH", r.stdout)
         self.assertNotIn("as the ONNX file records", r.stdout)
+        # A file from elsewhere whose record is no list of specs is refused in one line.
+        damaged = onnx.load(onnx_file)
+        for p in damaged.metadata_props:
+            if p.key == "onnxport.inputs":
+                p.value = "[1]"
+        onnx.save(damaged, path("damaged_record.onnx"))
+        r = run("verify", self.model, path("damaged_record.onnx"), ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("onnxport.inputs holds 1, not an --input spec", r.stderr)
+        self.assertIn("give the export's --input again", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
     def test_number_as_input_keeps_both_branches(self):
         onnx_file = self.export("sr_dynamic.onnx", "--input", "x=" + path("x.npy"), "--input", "sr:int=8000",
