@@ -1,6 +1,5 @@
 #include "onnxport/torchscript_listing.h"
 
-#include <torch/csrc/jit/passes/inliner.h>
 #include <torch/script.h>
 
 #include <fstream>
@@ -50,13 +49,6 @@ std::string signature(const torch::jit::Method& method) {
   return text + "(" + all + ")";
 }
 
-// The module attributes the method writes, itself or through the methods it calls.
-std::set<std::string> attributes_written(const torch::jit::Method& method) {
-  auto graph = torch::jit::toGraphFunction(method.function()).graph()->copy();
-  torch::jit::Inline(*graph);
-  return core::assigned_attributes(*graph);
-}
-
 std::string value_text(const c10::IValue& v) {
   if (v.isTensor()) {
     const at::Tensor& t = v.toTensor();
@@ -74,7 +66,7 @@ void list_methods(const torch::jit::Module& module, const std::string& indent, s
                   std::set<std::string>& written) {
   for (const auto& method : module.get_methods()) {
     out << indent << signature(method) << "\n";
-    const auto writes = attributes_written(method);
+    const auto writes = core::assigned_attributes(method);
     if (writes.empty()) continue;
     std::string names;
     for (const auto& w : writes) names += (names.empty() ? "" : ", ") + w;

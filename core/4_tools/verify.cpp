@@ -204,24 +204,13 @@ struct StatePair {
   std::string path;
 };
 
-at::Tensor state_tensor(const torch::jit::Module& module, const std::string& path) {
-  auto [owner, name] = core::attribute_owner(module, path);
-  if (name.empty() || !owner.hasattr(name) || !owner.attr(name).isTensor()) return {};
-  return owner.attr(name).toTensor();
-}
-
-void set_state_tensor(const torch::jit::Module& module, const std::string& path, const at::Tensor& value) {
-  auto [owner, name] = core::attribute_owner(module, path);
-  owner.setattr(name, value);
-}
-
 std::vector<StatePair> state_pairs(const torch::jit::Module& module, const core::eval::ModelEvaluator& evaluator) {
   std::vector<StatePair> pairs;
   const auto& outputs = evaluator.output_names();
   for (size_t i = 0; i < evaluator.input_names().size(); ++i) {
     const std::string& name = evaluator.input_names()[i];
     const auto out = std::find(outputs.begin(), outputs.end(), name + "_out");
-    if (out != outputs.end() && state_tensor(module, name).defined())
+    if (out != outputs.end() && core::attribute_tensor(module, name).defined())
       pairs.push_back({i, static_cast<size_t>(out - outputs.begin()), name});
   }
   std::sort(pairs.begin(), pairs.end(), [](const StatePair& a, const StatePair& b) { return a.output < b.output; });
@@ -380,7 +369,7 @@ SampleCheck check_sample(torch::jit::Module& module, const MethodArguments& argu
   const torch::jit::GraphOptimizerEnabledGuard as_written(false);
   flatten_outputs(module.forward(arguments(inputs.tensors)), sequence_outputs, expected);
   for (const auto& pair : state)  // the state outputs follow the model's own
-    if (pair.output == expected.size()) expected.emplace_back(state_tensor(module, pair.path).clone());
+    if (pair.output == expected.size()) expected.emplace_back(core::attribute_tensor(module, pair.path).clone());
   const auto feeds = core::as_onnx_inputs(inputs.tensors);
   actual = evaluator.run(std::vector<EvalValue>(feeds.begin(), feeds.end()));
   if (actual.size() < expected.size())
@@ -477,12 +466,12 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     for (const auto& out : model.graph().output()) sequence_outputs.push_back(out.type().has_sequence_type());
     // Each input set starts from the state the model file holds, as the export did.
     std::vector<at::Tensor> loaded_state;
-    for (const auto& pair : state) loaded_state.push_back(state_tensor(module, pair.path).clone());
+    for (const auto& pair : state) loaded_state.push_back(core::attribute_tensor(module, pair.path).clone());
     std::vector<core::ModelInputs> first_steps;  // per input set, with the model file's state
     for (const auto& inputs : input_sets) {
       core::ModelInputs step = inputs;
       for (size_t k = 0; k < state.size(); ++k) {
-        set_state_tensor(module, state[k].path, loaded_state[k].clone());
+        core::set_attribute_tensor(module, state[k].path, loaded_state[k].clone());
         at::Tensor& fed = step.tensors[state[k].input];
         // A state the first call gives its lasting type (an empty context filled) is an input of
         // that type, which the export proved starts from zeros (state_start.h).
@@ -509,7 +498,7 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
         }
       }
     }
-    for (size_t k = 0; k < state.size(); ++k) set_state_tensor(module, state[k].path, loaded_state[k]);
+    for (size_t k = 0; k < state.size(); ++k) core::set_attribute_tensor(module, state[k].path, loaded_state[k]);
     const size_t failing = decide(result, options);
     if (options.per_node || !result.ok) {
       // A later step's state is no state the export saw: nodes are compared on the first step's.

@@ -198,8 +198,8 @@ Value* resize_by_run_time_scales(Graph& g, const TorchNode& n, Value* x, Interp 
                                  Value* scales, size_t nd, bool recompute) {
   if (g.opset() < 11)
     throw ArgumentError(n.kind + ": a scale factor computed at run time needs Resize's scales input (opset 11)");
-  Target t;
   if (recompute || align_corners) {
+    Target t;
     Value* spatial = cast(g, slice(g, shape_of(g, x), {0}, {2}, {static_cast<int64_t>(nd) + 2}), DType::Double);
     t.sizes = cast(g, g.op("Floor", {g.op("Mul", {spatial, scales})}), DType::Int64);
     return resize_11(g, x, mode, align_corners, t);
@@ -251,6 +251,7 @@ Value* interpolate(Graph& g, const TorchNode& n, const Args& a) {
     throw ArgumentError(n.kind + ": mode '" + mode +
                         "' is not supported (use nearest, linear, bilinear, "
                         "trilinear or bicubic; 'area' is adaptive_avg_pool)");
+  const bool align = !a.is_none(4) && a.b(4);
   Target t;
   if (!a.is_none(1)) {
     Value* s = a.at(1);
@@ -263,7 +264,7 @@ Value* interpolate(Graph& g, const TorchNode& n, const Args& a) {
   } else if (!a.is_none(2)) {
     const bool recompute = !a.is_none(5) && a.b(5);
     if (Value* scales = run_time_scales(g, a.at(2), nd))
-      return resize_by_run_time_scales(g, n, x, interp, !a.is_none(4) && a.b(4), scales, nd, recompute);
+      return resize_by_run_time_scales(g, n, x, interp, align, scales, nd, recompute);
     t.scales = per_dim_scales(n, a.fs(2), nd);
     if (recompute) {
       // recompute_scale_factor: PyTorch computes the output size and forgets the scale.
@@ -278,7 +279,6 @@ Value* interpolate(Graph& g, const TorchNode& n, const Args& a) {
   } else {
     throw ArgumentError(n.kind + ": either size or scale_factor must be given");
   }
-  const bool align = !a.is_none(4) && a.b(4);
   return resize(g, n, x, interp, align, t, nd);
 }
 

@@ -1,5 +1,8 @@
 #include "3_export/2_prepare/attribute_writes.h"
 
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/passes/inliner.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -128,6 +131,12 @@ std::set<std::string> assigned_attributes(const torch::jit::Graph& graph) {
   return written;
 }
 
+std::set<std::string> assigned_attributes(const torch::jit::Method& method) {
+  auto graph = torch::jit::toGraphFunction(method.function()).graph()->copy();
+  torch::jit::Inline(*graph);
+  return assigned_attributes(*graph);
+}
+
 std::pair<torch::jit::Module, std::string> attribute_owner(const torch::jit::Module& module, const std::string& path) {
   torch::jit::Module owner = module;
   size_t start = 0;
@@ -137,6 +146,17 @@ std::pair<torch::jit::Module, std::string> attribute_owner(const torch::jit::Mod
     owner = owner.attr(part).toModule();
   }
   return {owner, path.substr(start)};
+}
+
+at::Tensor attribute_tensor(const torch::jit::Module& module, const std::string& path) {
+  const auto [owner, name] = attribute_owner(module, path);
+  if (name.empty() || !owner.hasattr(name) || !owner.attr(name).isTensor()) return {};
+  return owner.attr(name).toTensor();
+}
+
+void set_attribute_tensor(const torch::jit::Module& module, const std::string& path, const at::Tensor& value) {
+  auto [owner, name] = attribute_owner(module, path);
+  owner.setattr(name, value);
 }
 
 size_t fold_attribute_writes(torch::jit::Graph& graph, const torch::jit::Module& self_module, WrittenState& state) {

@@ -27,9 +27,17 @@ struct WrittenState {
 // or a submodule reached from it by prim::GetAttr, inside blocks too. `graph`: a method, inlined.
 std::set<std::string> assigned_attributes(const torch::jit::Graph& graph);
 
+// Every attribute path the method assigns, itself or through the methods it calls.
+std::set<std::string> assigned_attributes(const torch::jit::Method& method);
+
 // The module holding the attribute at dotted `path` ("stats.avg": self.stats) and the attribute's
 // name in it ("avg"); the name is empty when a part of the path is no submodule.
 std::pair<torch::jit::Module, std::string> attribute_owner(const torch::jit::Module& module, const std::string& path);
+
+// The tensor at dotted `path` of `module`, or an undefined tensor when there is none.
+at::Tensor attribute_tensor(const torch::jit::Module& module, const std::string& path);
+// Assigns `value` to the attribute at dotted `path` of `module`.
+void set_attribute_tensor(const torch::jit::Module& module, const std::string& path, const at::Tensor& value);
 
 // Rewrites prim::GetAttr/prim::SetAttr on `self` (graph input 0) and its submodules, for every
 // attribute that forward assigns. Throws ModelError when an assignment sits inside another kind of

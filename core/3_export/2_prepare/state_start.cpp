@@ -1,7 +1,5 @@
 #include "3_export/2_prepare/state_start.h"
 
-#include <torch/csrc/jit/passes/inliner.h>
-
 #include "onnxport/errors.h"
 #include "1_base/libtorch_message.h"
 #include "3_export/2_prepare/attribute_writes.h"
@@ -28,16 +26,6 @@ void collect_tensors(const c10::IValue& v, std::vector<at::Tensor>& out) {
   }
 }
 
-at::Tensor state_value(const torch::jit::Module& module, const std::string& path) {
-  const auto [owner, name] = attribute_owner(module, path);
-  return owner.attr(name).toTensor();
-}
-
-void set_state_value(const torch::jit::Module& module, const std::string& path, const at::Tensor& value) {
-  auto [owner, name] = attribute_owner(module, path);
-  owner.setattr(name, value);
-}
-
 // A copy of `module` whose tensors are its own, in the mode the export runs it.
 torch::jit::Module own_copy(const torch::jit::Module& module, const ExportOptions& options) {
   const at::NoGradGuard no_grad;
@@ -53,7 +41,7 @@ Call call(torch::jit::Module& module, const std::vector<torch::jit::IValue>& arg
   Call result;
   collect_tensors(module.forward(arguments), result.outputs);
   for (auto& t : result.outputs) t = t.clone();
-  for (const auto& path : paths) result.state.push_back(state_value(module, path).clone());
+  for (const auto& path : paths) result.state.push_back(attribute_tensor(module, path).clone());
   return result;
 }
 
@@ -78,13 +66,9 @@ std::string tensor_type(const at::Tensor& t) { return type_text(c10::TensorType:
 
 // The tensors the method assigns, by attribute path.
 std::vector<std::string> tensor_state_paths(const torch::jit::Module& module) {
-  auto graph = module.get_method("forward").graph()->copy();
-  torch::jit::Inline(*graph);
   std::vector<std::string> paths;
-  for (const auto& path : assigned_attributes(*graph)) {
-    const auto [owner, name] = attribute_owner(module, path);
-    if (!name.empty() && owner.hasattr(name) && owner.attr(name).isTensor()) paths.push_back(path);
-  }
+  for (const auto& path : assigned_attributes(module.get_method("forward")))
+    if (attribute_tensor(module, path).defined()) paths.push_back(path);
   return paths;
 }
 
@@ -97,7 +81,7 @@ std::optional<StateStart> start_state_after_first_call(const torch::jit::Module&
   if (paths.empty()) return std::nullopt;
   torch::jit::Module first = own_copy(module, options);
   std::vector<at::Tensor> in_file;
-  for (const auto& path : paths) in_file.push_back(state_value(first, path).clone());
+  for (const auto& path : paths) in_file.push_back(attribute_tensor(first, path).clone());
   Call from_file;
   try {
     from_file = call(first, arguments, paths);
@@ -135,8 +119,8 @@ std::optional<StateStart> start_state_after_first_call(const torch::jit::Module&
 
   // From the first call on: the states that changed start from zeros, the others from the file.
   torch::jit::Module start = own_copy(first, options);
-  for (size_t k = 0; k < paths.size(); ++k) set_state_value(start, paths[k], in_file[k]);
-  for (size_t k : changed) set_state_value(start, paths[k], at::zeros_like(from_file.state[k]));
+  for (size_t k = 0; k < paths.size(); ++k) set_attribute_tensor(start, paths[k], in_file[k]);
+  for (size_t k : changed) set_attribute_tensor(start, paths[k], at::zeros_like(from_file.state[k]));
   const Call from_zeros = call_again(start, "from zeros in that state");
   if (!close(from_zeros.outputs, from_file.outputs) || !close(from_zeros.state, from_file.state))
     throw ModelError(first_change(changed.front()) +
