@@ -11,6 +11,7 @@
 #include "onnxport/errors.h"
 #include "onnxport/registry/loader.h"
 #include "3_export/pipeline.h"
+#include "3_export/1_load/program_graph.h"
 
 namespace onnxport {
 
@@ -61,6 +62,12 @@ const PackLoader& Exporter::loader() const { return *loader_; }
 
 ExportReport Exporter::export_file(const std::string& model_path, const std::string& output_path,
                                    const ExportOptions& options, std::vector<torch::jit::IValue> example_inputs) {
+  if (core::ProgramArchive::holds_program(model_path)) {
+    core::ProgramArchive program(model_path);
+    const ExportOptions program_options = core::options_for_program(program, options);
+    core::Pipeline pipeline(*registry_, program_options, model_path, output_path, last_report_, progress_);
+    return pipeline.run([&] { return core::load_program(program, options, std::move(example_inputs)); });
+  }
   core::Pipeline pipeline(*registry_, options, model_path, output_path, last_report_, progress_);
   return pipeline.run([&] { return core::load_model_file(model_path, options, std::move(example_inputs)); });
 }

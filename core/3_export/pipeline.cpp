@@ -125,7 +125,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
         return report_;
       }
       report_.extra_outputs = converted.extra_outputs;
-      report_.mode = prepared->scripted ? "script" : "trace";
+      report_.mode = prepared->from_program ? "program" : prepared->scripted ? "script" : "trace";
       report_.mode_reason = prepared->mode_reason;
       report_.warnings = prepared->warnings;
       for (const auto* more : {&converted.warnings, &proof.warnings})

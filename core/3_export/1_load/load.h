@@ -26,6 +26,9 @@ struct LoadedModel {
   // tuple), rather than one per tensor (a tuple argument's tensors one by one, as callers of
   // the C++ and Python APIs give them).
   bool whole_arguments = false;
+  std::vector<std::string> warnings;  // what loading noticed, for the report
+  // A torch.export program (program_graph.h): "torch.export program, schema 8.2 (PyTorch 2.6.0)".
+  std::string program;
 };
 
 // torch.set_default_dtype(dtype) until destroyed, then the default before it again: a model is

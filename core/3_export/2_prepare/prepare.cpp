@@ -532,6 +532,7 @@ void check_state_keeps_its_type(const PreparedGraph& out) {
 
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   PreparedGraph out;
+  out.warnings = loaded.warnings;
   if (options.state_io && loaded.module)
     if (auto started = start_state_after_first_call(*loaded.module, loaded.inputs, options)) {
       loaded.module = started->module;
@@ -573,6 +574,10 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
     out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*graph, self_inputs);
   const ModeChoice mode = choose_mode(*graph, options);
   out.mode_reason = mode.reason;
+  if (!loaded.program.empty()) {
+    out.from_program = true;
+    out.mode_reason = loaded.program + ": its graph as exported, typed from its tensor_meta";
+  }
   out.warnings.insert(out.warnings.end(), mode.warnings.begin(), mode.warnings.end());
   out.scripted = mode.script;
   if (!tuples_left_at.empty() && (mode.script || mode.control_flow_sites == 0))

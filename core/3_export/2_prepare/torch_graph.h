@@ -49,6 +49,7 @@ struct PreparedGraph {
   // inference, recorded types give dtypes and ranks only.
   bool scripted = false;
   std::string mode_reason;            // why trace or script (ExportMode::Auto), for --verbose
+  bool from_program = false;          // a torch.export program: neither traced nor scripted
   std::vector<std::string> warnings;  // e.g. data-dependent branches a trace fixed
   ResizedRun resized;                 // with dynamic axes and their check on
   // Per example input (tuples flattened): torch.onnx keeps it in the graph where onnxport may

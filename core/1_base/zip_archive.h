@@ -1,0 +1,39 @@
+#pragma once
+// The entries of a zip archive whose members are stored uncompressed, as PyTorch writes its
+// archives (torch.save, torch.jit.save, torch.export.save): read by name, each in one piece.
+// A compressed entry is refused in one line when it is read; zip64 archives (over 4 GiB) are read.
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace onnxport::core {
+
+class ZipArchive {
+ public:
+  // Reads the central directory; a file that is not a zip archive is a ModelError naming it.
+  explicit ZipArchive(std::string path);
+
+  // Whether the first bytes of `path` are a zip archive's (a local file header).
+  static bool looks_like_zip(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  std::vector<std::string> names() const;
+  bool has(const std::string& name) const { return entries_.count(name) > 0; }
+  // The entry's bytes; a ModelError naming the archive and the entry when it is missing or compressed.
+  std::string read(const std::string& name);
+
+ private:
+  struct Entry {
+    uint64_t header_offset = 0;  // of its local file header
+    uint64_t size = 0;           // uncompressed
+    uint64_t stored_size = 0;    // compressed
+    uint16_t method = 0;         // 0: stored
+  };
+  std::string path_;
+  std::ifstream file_;
+  std::map<std::string, Entry> entries_;
+};
+
+}  // namespace onnxport::core

@@ -1,0 +1,459 @@
+#include "3_export/1_load/program_graph.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "1_base/torch_release.h"
+#include "1_base/torch_tensors.h"
+#include "3_export/1_load/example_arguments.h"
+#include "3_export/1_load/newer_operators.h"
+#include "onnxport/errors.h"
+#include "onnxport/export.h"
+
+namespace onnxport::core {
+
+namespace {
+
+using nlohmann::json;
+using torch::jit::Value;
+
+// The member a union of the program's schema holds ("as_tensor", "parameter", ...).
+std::string kind_of(const json& union_value) {
+  return union_value.is_object() && !union_value.empty() ? union_value.begin().key() : std::string("?");
+}
+
+// The symbol a symbolic size stands for: "s0" from PyTorch 2.6's "Symbol('s0', positive=True,
+// integer=True)" and from later releases' "s0"; "" for an expression ("2*s0").
+std::string symbol_of(const json& sym_int) {
+  if (!sym_int.contains("as_expr")) return "";
+  std::string expr = sym_int.at("as_expr").at("expr_str").get<std::string>();
+  if (expr.rfind("Symbol('", 0) == 0) {
+    const auto end = expr.find('\'', 8);
+    return end == std::string::npos ? "" : expr.substr(8, end - 8);
+  }
+  for (char c : expr)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "";
+  return expr;
+}
+
+const json& graph_of(const ProgramArchive& archive) { return archive.program().at("graph_module").at("graph"); }
+const json& signature_of(const ProgramArchive& archive) {
+  return archive.program().at("graph_module").at("signature");
+}
+
+// The tensor name a user input or output spec gives ("" when it is not a tensor).
+std::string tensor_name_of(const json& argument) {
+  if (argument.contains("as_tensor")) return argument.at("as_tensor").at("name").get<std::string>();
+  return "";
+}
+
+std::vector<std::string> user_input_names(const ProgramArchive& archive) {
+  std::vector<std::string> names;
+  for (const auto& spec : signature_of(archive).at("input_specs"))
+    if (spec.contains("user_input")) names.push_back(tensor_name_of(spec.at("user_input").at("arg")));
+  return names;
+}
+
+std::vector<std::string> user_output_names(const ProgramArchive& archive) {
+  std::vector<std::string> names;
+  for (const auto& spec : signature_of(archive).at("output_specs"))
+    if (spec.contains("user_output")) names.push_back(tensor_name_of(spec.at("user_output").at("arg")));
+  return names;
+}
+
+c10::TensorTypePtr tensor_type(const json& meta, const std::string& where) {
+  const auto sizes = program_ints(meta.at("sizes"), where);
+  const auto strides = program_ints(meta.at("strides"), where);
+  const at::ScalarType dtype = program_scalar_type(meta.at("dtype").get<int>(), where);
+  // A meta tensor has the sizes and strides and no storage: TensorType computes its stride
+  // properties as for the tensors a run records.
+  const at::Tensor shape_only = at::empty_strided(sizes, strides, at::TensorOptions().dtype(dtype).device(at::kMeta));
+  return c10::TensorType::create(shape_only)->withDevice(c10::Device(c10::kCPU))->withRequiresGrad(false);
+}
+
+// Builds the graph node by node.
+class ProgramGraphBuilder {
+ public:
+  ProgramGraphBuilder(ProgramArchive& archive, LoadedModel& loaded)
+      : archive_(archive), loaded_(loaded), graph_(std::make_shared<torch::jit::Graph>()),
+        values_json_(graph_of(archive).at("tensor_values")) {}
+
+  std::shared_ptr<torch::jit::Graph> build() {
+    add_inputs();
+    for (const auto& node : graph_of(archive_).at("nodes")) add_node(node);
+    add_outputs();
+    return graph_;
+  }
+
+ private:
+  [[noreturn]] void refuse(const std::string& what, const std::string& hint) const {
+    throw ModelError("'" + archive_.path() + "': " + what, ErrorContext::for_file(archive_.path(), hint));
+  }
+
+  Value* named(const std::string& name) const {
+    const auto found = values_.find(name);
+    if (found == values_.end()) refuse("the program reads '" + name + "' before it is made", "save the program again");
+    return found->second;
+  }
+
+  void type_value(Value* v, const std::string& name) {
+    if (values_json_.contains(name)) v->setType(tensor_type(values_json_.at(name), "'" + archive_.path() + "': " + name));
+    v->setDebugName(name);  // Python identifiers, valid TorchScript names
+    values_[name] = v;
+  }
+
+  Value* constant_tensor(const at::Tensor& t, const std::string& name, const std::string& path) {
+    Value* v = graph_->insertConstant(t.detach());
+    loaded_.traced_parameter_names.emplace(t.data_ptr(), path);
+    values_[name] = v;
+    return v;
+  }
+
+  void add_inputs() {
+    const auto state = archive_.read_state();
+    const auto constants = archive_.read_constants();
+    const auto tensor = [&](const std::string& key, const std::string& kind) -> const at::Tensor& {
+      if (auto it = state.find(key); it != state.end()) return it->second;
+      if (auto it = constants.find(key); it != constants.end()) return it->second;
+      refuse("the program's " + kind + " '" + key + "' is not among the archive's tensors", "save the program again");
+    };
+    for (const auto& spec : signature_of(archive_).at("input_specs")) {
+      const std::string kind = kind_of(spec);
+      const json& body = spec.at(kind);
+      if (kind == "parameter") {
+        const std::string path = body.at("parameter_name");
+        constant_tensor(tensor(path, "parameter"), body.at("arg").at("name"), path);
+      } else if (kind == "buffer") {
+        const std::string path = body.at("buffer_name");
+        constant_tensor(tensor(path, "buffer"), body.at("arg").at("name"), path);
+      } else if (kind == "tensor_constant") {
+        const std::string path = body.at("tensor_constant_name");
+        constant_tensor(tensor(path, "constant"), body.at("arg").at("name"), path);
+      } else if (kind == "user_input") {
+        const std::string name = tensor_name_of(body.at("arg"));
+        if (name.empty())
+          refuse("the program takes a user input that is no tensor (" + body.at("arg").dump() +
+                     "); onnxport reads programs whose user inputs are tensors",
+                 "export a program whose inputs are tensors (numbers as constants)");
+        type_value(graph_->addInput(), name);
+      } else {
+        refuse("the program takes an input of kind '" + kind + "' (" + body.dump().substr(0, 120) +
+                   "), which onnxport does not read",
+               "export the program without it (custom objects and effect tokens have no ONNX form)");
+      }
+    }
+  }
+
+  // The operator `target` names: "torch.ops.aten.conv2d.default" -> aten::conv2d, overload "".
+  const c10::FunctionSchema& schema_of(const std::string& target, c10::Symbol& symbol) {
+    const std::string prefix = "torch.ops.";
+    const std::string higher_order = prefix + "higher_order.";
+    if (target.rfind(higher_order, 0) == 0) {
+      const std::string op = target.substr(higher_order.size());
+      refuse("the program uses the higher-order operator " + op +
+                 ", which onnxport does not convert to ONNX control flow yet",
+             "export the model without " + op + " (branch in Python before torch.export, or export each branch)");
+    }
+    const auto last_dot = target.rfind('.');
+    const auto ns_dot = target.find('.', prefix.size());
+    if (target.rfind(prefix, 0) != 0 || last_dot == std::string::npos || ns_dot == std::string::npos ||
+        ns_dot >= last_dot)
+      refuse("the program calls " + target + ", which is no operator onnxport can map",
+             "export the program with only torch.ops operators");
+    const std::string ns = target.substr(prefix.size(), ns_dot - prefix.size());
+    const std::string op = target.substr(ns_dot + 1, last_dot - ns_dot - 1);
+    std::string overload = target.substr(last_dot + 1);
+    if (overload == "default") overload.clear();
+    symbol = c10::Symbol::fromQualString(ns + "::" + op);
+    for (const auto& candidate : torch::jit::getAllOperatorsFor(symbol))
+      if (candidate->schema().overload_name() == overload) return candidate->schema();
+    refuse("the program calls " + ns + "::" + op + (overload.empty() ? "" : "." + overload) +
+               ", which libtorch " + torch_release::kVersion + " does not define and onnxport does not register",
+           "load the library that defines it with --load-op-library, or export with onnxport built on a newer "
+           "libtorch");
+  }
+
+  Value* list_constant_or_construct(const std::vector<Value*>& elements, const c10::TypePtr& element_type) {
+    torch::jit::Node* list = graph_->insertNode(graph_->createList(element_type, elements));
+    return list->output();
+  }
+
+  // The value of one argument as the schema argument `expected` takes it.
+  Value* argument_value(const json& arg, const c10::Argument& expected, const std::string& where) {
+    const std::string kind = kind_of(arg);
+    const json& body = arg.at(kind);
+    if (kind == "as_none") return graph_->insertConstant(c10::IValue());
+    if (kind == "as_tensor") return named(body.at("name"));
+    if (kind == "as_int") return graph_->insertConstant(body.get<int64_t>());
+    if (kind == "as_float") return graph_->insertConstant(body.get<double>());
+    if (kind == "as_bool") return graph_->insertConstant(body.get<bool>());
+    if (kind == "as_string") return graph_->insertConstant(body.get<std::string>());
+    if (kind == "as_ints") return graph_->insertConstant(c10::List<int64_t>(body.get<std::vector<int64_t>>()));
+    if (kind == "as_floats") return graph_->insertConstant(c10::List<double>(body.get<std::vector<double>>()));
+    if (kind == "as_bools") {
+      c10::List<bool> flags;
+      for (const auto& b : body) flags.push_back(b.get<bool>());
+      return graph_->insertConstant(flags);
+    }
+    if (kind == "as_strings")
+      return graph_->insertConstant(c10::List<std::string>(body.get<std::vector<std::string>>()));
+    if (kind == "as_scalar_type")
+      return graph_->insertConstant(static_cast<int64_t>(program_scalar_type(body.get<int>(), where)));
+    if (kind == "as_layout") {
+      if (body.get<int>() != 7) refuse(where + ": a layout other than strided (code " + body.dump() + ")", kHint);
+      return graph_->insertConstant(static_cast<int64_t>(c10::kStrided));
+    }
+    if (kind == "as_memory_format") {
+      static const std::map<int, c10::MemoryFormat> formats = {{1, c10::MemoryFormat::Contiguous},
+                                                               {2, c10::MemoryFormat::ChannelsLast},
+                                                               {3, c10::MemoryFormat::ChannelsLast3d},
+                                                               {4, c10::MemoryFormat::Preserve}};
+      const auto found = formats.find(body.get<int>());
+      if (found == formats.end()) refuse(where + ": an unknown memory format (code " + body.dump() + ")", kHint);
+      return graph_->insertConstant(static_cast<int64_t>(found->second));
+    }
+    if (kind == "as_device") return graph_->insertConstant(c10::Device(c10::kCPU));
+    if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") return symbolic(body);
+    if (kind == "as_tensors") {
+      std::vector<Value*> elements;
+      for (const auto& t : body) elements.push_back(named(t.at("name")));
+      return list_constant_or_construct(elements, c10::TensorType::get());
+    }
+    if (kind == "as_optional_tensors") {
+      std::vector<Value*> elements;
+      for (const auto& t : body)
+        elements.push_back(t.contains("as_tensor") ? named(t.at("as_tensor").at("name"))
+                                                   : graph_->insertConstant(c10::IValue()));
+      return list_constant_or_construct(elements, c10::OptionalType::create(c10::TensorType::get()));
+    }
+    if (kind == "as_sym_ints" || kind == "as_sym_floats" || kind == "as_sym_bools") {
+      std::vector<Value*> elements;
+      for (const auto& s : body) elements.push_back(symbolic(s));
+      const c10::TypePtr element = kind == "as_sym_ints"     ? c10::TypePtr(c10::IntType::get())
+                                   : kind == "as_sym_floats" ? c10::TypePtr(c10::FloatType::get())
+                                                             : c10::TypePtr(c10::BoolType::get());
+      return list_constant_or_construct(elements, element);
+    }
+    refuse(where + ": an argument of kind " + kind + " (" + expected.name() + "), which onnxport does not read",
+           kHint);
+  }
+
+  Value* symbolic(const json& body) {
+    if (body.contains("as_name")) return named(body.at("as_name"));
+    if (body.contains("as_int")) return graph_->insertConstant(body.at("as_int").get<int64_t>());
+    if (body.contains("as_float")) return graph_->insertConstant(body.at("as_float").get<double>());
+    if (body.contains("as_bool")) return graph_->insertConstant(body.at("as_bool").get<bool>());
+    refuse("a symbolic argument onnxport does not read (" + body.dump() + ")", kHint);
+  }
+
+  // Names a node output the program gives (a tensor, a symbolic number), typed from the program.
+  void name_output(Value* v, const json& out, const c10::TypePtr& declared) {
+    const std::string kind = kind_of(out);
+    if (kind == "as_tensor") {
+      type_value(v, out.at("as_tensor").at("name"));
+    } else if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") {
+      if (out.at(kind).contains("as_name")) values_[out.at(kind).at("as_name")] = v;
+    } else if (kind == "as_tensors") {
+      // A Tensor[] return: its elements by name, through a ListUnpack.
+      const json& elements = out.at("as_tensors");
+      torch::jit::Node* unpack = graph_->insertNode(graph_->create(c10::prim::ListUnpack, {v}, elements.size()));
+      for (size_t i = 0; i < elements.size(); ++i) type_value(unpack->outputs()[i], elements[i].at("name"));
+    } else if (kind == "as_optional_tensors") {
+      // (not needed by the programs onnxport reads so far)
+      refuse("an operator returning a list of optional tensors", kHint);
+    }
+    (void)declared;
+  }
+
+  // Targets read as another TorchScript operator: Python operators on symbolic sizes ("_operator.mul")
+  // as TorchScript's int ops, aten::sym_size as aten::size; nullptr for any other target.
+  const c10::FunctionSchema* read_as_operator(const std::string& target, c10::Symbol& symbol) {
+    static const std::map<std::string, std::string> ops = {
+        {"_operator.add", "aten::add.int"},       {"_operator.sub", "aten::sub.int"},
+        {"_operator.mul", "aten::mul.int"},       {"_operator.floordiv", "aten::floordiv.int"},
+        {"_operator.truediv", "aten::div.int"},   {"_operator.mod", "aten::remainder.int"},
+        {"_operator.neg", "aten::neg.int"},       {"_operator.eq", "aten::eq.int"},
+        {"_operator.ne", "aten::ne.int"},         {"_operator.lt", "aten::lt.int"},
+        {"_operator.le", "aten::le.int"},         {"_operator.gt", "aten::gt.int"},
+        {"_operator.ge", "aten::ge.int"},         {"torch.sym_max", "prim::max.int"},
+        {"torch.sym_min", "prim::min.int"},       {"torch.ops.aten.sym_size.int", "aten::size.int"},
+        {"torch.ops.aten.sym_numel.default", "aten::numel"},
+        {"torch.ops.aten.reshape.default", "aten::reshape"},
+    };
+    const auto found = ops.find(target);
+    if (found == ops.end()) return nullptr;
+    const std::string& qualified = found->second;
+    const auto dot = qualified.find('.');
+    symbol = c10::Symbol::fromQualString(qualified.substr(0, dot));
+    const std::string overload = dot == std::string::npos ? "" : qualified.substr(dot + 1);
+    for (const auto& candidate : torch::jit::getAllOperatorsFor(symbol))
+      if (candidate->schema().overload_name() == overload) return &candidate->schema();
+    return nullptr;
+  }
+
+  // Checks that only constrain what the program was traced for: they compute nothing.
+  static bool is_check(const std::string& target) {
+    for (const char* check : {"torch.ops.aten._assert_scalar.", "torch.ops.aten.sym_constrain_range",
+                              "torch.ops.aten._assert_tensor_metadata.", "torch.ops.aten._assert_async."})
+      if (target.rfind(check, 0) == 0) return true;
+    return false;
+  }
+
+  void add_node(const json& node) {
+    const std::string target = node.at("target");
+    if (is_check(target)) return;
+    c10::Symbol symbol;
+    const c10::FunctionSchema* schema = read_as_operator(target, symbol);
+    // A view is a reshape that also promises its input's strides allow it. The strides are those of
+    // the PyTorch that traced the program (its sdpa kernels' outputs are laid out for the permute and
+    // view that follow); libtorch here may lay a kernel's output out otherwise, and ONNX has no
+    // strides: the export reads every view as the reshape it computes.
+    if (target == "torch.ops.aten.view.default") schema = read_as_operator("torch.ops.aten.reshape.default", symbol);
+    if (!schema) schema = &schema_of(target, symbol);
+    const std::string where = "node " + target;
+    std::map<std::string, const json*> given;
+    std::vector<const json*> positional;  // Python operators' arguments have no names
+    for (const auto& input : node.at("inputs")) {
+      const std::string name = input.value("name", "");
+      if (name.empty() || target.rfind("_operator.", 0) == 0 || target.rfind("torch.sym_", 0) == 0)
+        positional.push_back(&input.at("arg"));
+      else
+        given[name] = &input.at("arg");
+    }
+    if (target == "torch.ops.aten.view.default" && given.count("size")) given["shape"] = given.at("size");
+    std::vector<Value*> inputs;
+    const auto& arguments = schema->arguments();
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      const c10::Argument& expected = arguments[i];
+      const json* arg = i < positional.size() ? positional[i] : nullptr;
+      if (!arg)
+        if (auto it = given.find(expected.name()); it != given.end()) arg = it->second;
+      if (arg) {
+        inputs.push_back(argument_value(*arg, expected, where));
+      } else if (expected.default_value()) {
+        inputs.push_back(graph_->insertConstant(*expected.default_value()));
+      } else {
+        refuse(where + " gives no argument '" + expected.name() + "', which " + schema->name() +
+                   " in libtorch " + torch_release::kVersion + " requires (" + c10::toString(*schema) + ")",
+               "the program was written by a PyTorch whose " + schema->name() +
+                   " differs; export it with onnxport built on that release");
+      }
+    }
+    torch::jit::Node* n = graph_->insertNode(graph_->create(symbol, inputs, schema->returns().size()));
+    const json& outputs = node.at("outputs");
+    if (!n->maybeSchema())
+      refuse(where + ": its arguments do not fit " + c10::toString(*schema) + " in libtorch " +
+                 torch_release::kVersion,
+             "export it with onnxport built on the PyTorch that wrote the program");
+    for (size_t i = 0; i < n->outputs().size(); ++i) {
+      n->outputs()[i]->setType(schema->returns()[i].type());
+      if (outputs.size() == 1 && n->outputs().size() == 1)
+        name_output(n->outputs()[0], outputs[0], schema->returns()[0].type());
+      else if (i < outputs.size())
+        name_output(n->outputs()[i], outputs[i], schema->returns()[i].type());
+    }
+  }
+
+  void add_outputs() {
+    std::vector<Value*> outputs;
+    for (const auto& spec : signature_of(archive_).at("output_specs")) {
+      const std::string kind = kind_of(spec);
+      if (kind == "buffer_mutation" || kind == "user_input_mutation") {
+        mutations_.push_back(spec.at(kind).value("buffer_name", spec.at(kind).value("user_input_name", "?")));
+        continue;
+      }
+      if (kind != "user_output")
+        refuse("the program has an output of kind '" + kind + "', which an ONNX inference graph has no place for",
+               "export the model in eval mode for inference");
+      const json& arg = spec.at(kind).at("arg");
+      const std::string name = tensor_name_of(arg);
+      if (name.empty()) {
+        if (arg.contains("as_none")) continue;
+        outputs.push_back(argument_value(arg, c10::Argument("output"), "an output"));
+      } else {
+        outputs.push_back(named(name));
+      }
+    }
+    if (!mutations_.empty()) {
+      std::string names;
+      for (const auto& m : mutations_) names += (names.empty() ? "" : ", ") + m;
+      loaded_.warnings.push_back("the program updates " + names +
+                                 " as it runs (training-mode statistics or state): the ONNX file computes "
+                                 "with the values saved in the archive and drops the updates");
+    }
+    if (outputs.size() == 1) {
+      graph_->registerOutput(outputs[0]);
+    } else {
+      graph_->registerOutput(graph_->insertNode(graph_->createTuple(outputs))->output());
+    }
+  }
+
+  static constexpr const char* kHint = "export the program with the operators of torch.export's ATen form";
+
+  ProgramArchive& archive_;
+  LoadedModel& loaded_;
+  std::shared_ptr<torch::jit::Graph> graph_;
+  const json& values_json_;
+  std::map<std::string, Value*> values_;
+  std::vector<std::string> mutations_;
+};
+
+}  // namespace
+
+ExportOptions options_for_program(const ProgramArchive& archive, const ExportOptions& options) {
+  ExportOptions out = options;
+  const json& values = graph_of(archive).at("tensor_values");
+  const auto inputs = user_input_names(archive);
+  if (out.inputs.empty())
+    for (const auto& name : inputs) {
+      InputSpec spec;
+      spec.name = name;
+      if (values.contains(name)) {
+        spec.shape = program_ints(values.at(name).at("sizes"), name);
+        spec.dtype = dtype_of(program_scalar_type(values.at(name).at("dtype").get<int>(), name));
+      }
+      out.inputs.push_back(spec);
+    }
+  if (out.output_names.empty()) out.output_names = user_output_names(archive);
+  if (out.dynamic_axes.empty()) {
+    const auto add_symbols = [&](const std::string& graph_name, const std::string& value_name) {
+      if (!values.contains(value_name)) return;
+      const json& sizes = values.at(value_name).at("sizes");
+      for (size_t d = 0; d < sizes.size(); ++d)
+        if (const std::string symbol = symbol_of(sizes[d]); !symbol.empty())
+          out.dynamic_axes[graph_name][static_cast<int64_t>(d)] = symbol;
+    };
+    for (size_t i = 0; i < inputs.size() && i < out.inputs.size(); ++i) add_symbols(out.inputs[i].name, inputs[i]);
+    const auto outputs = user_output_names(archive);
+    for (size_t i = 0; i < outputs.size() && i < out.output_names.size(); ++i)
+      add_symbols(out.output_names[i], outputs[i]);
+  }
+  return out;
+}
+
+LoadedModel load_program(ProgramArchive& archive, const ExportOptions& options_as_given,
+                         std::vector<torch::jit::IValue> inputs) {
+  register_newer_operators_once();  // a newer PyTorch's program may call them
+  LoadedModel loaded;
+  loaded.traced_graph = ProgramGraphBuilder(archive, loaded).build();
+  loaded.program = "torch.export program, schema " + archive.version_text();
+  const size_t expected = user_input_names(archive).size();
+  if (!inputs.empty())
+    loaded.inputs = std::move(inputs);
+  else if (!options_as_given.inputs.empty())
+    loaded.inputs = make_example_inputs(options_as_given.inputs, options_as_given.seed);
+  else
+    loaded.inputs = archive.read_example_inputs();
+  if (loaded.inputs.size() != expected)
+    throw ConfigError("the program takes " + std::to_string(expected) + " inputs; " +
+                          std::to_string(loaded.inputs.size()) +
+                          (options_as_given.inputs.empty() ? " example inputs are saved in the archive"
+                                                           : " example inputs were given"),
+                      ErrorContext::for_file(archive.path(), "give one --input per program input, in order"));
+  return loaded;
+}
+
+}  // namespace onnxport::core

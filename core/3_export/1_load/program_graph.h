@@ -1,0 +1,26 @@
+#pragma once
+// A torch.export program (program_archive.h) as the TorchScript graph the rest of the export
+// takes: each node's ATen operator, found in libtorch's operator table by name and overload, with
+// its arguments in schema order (those the program leaves out take the schema's defaults); every
+// value typed from the program's tensor_meta, so that prepare adopts the types without running
+// the model; parameters, buffers and constants as the graph's constants, named by the program's
+// input specs. The export then goes through the same stages and op packs as a TorchScript file's.
+#include <string>
+#include <vector>
+
+#include "3_export/1_load/load.h"
+#include "3_export/1_load/program_archive.h"
+#include "onnxport/options.h"
+
+namespace onnxport::core {
+
+// `options` with what the program says where the user said nothing: its user inputs' and outputs'
+// names, and a dynamic axis for each dim the program keeps symbolic, named after its symbol ("s0").
+ExportOptions options_for_program(const ProgramArchive& archive, const ExportOptions& options);
+
+// The program as a graph, with example inputs: `inputs` when given, else --input specs when
+// `options_as_given` has any, else the example inputs saved in the archive.
+LoadedModel load_program(ProgramArchive& archive, const ExportOptions& options_as_given,
+                         std::vector<torch::jit::IValue> inputs);
+
+}  // namespace onnxport::core

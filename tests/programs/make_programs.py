@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""torch.export programs (.pt2, torch.export.save) written by a newer PyTorch — 2.6 in the Debian 13
+root, 2.14 in the Debian sid root, whose archives have the PT2 layout — for both onnxport builds to
+export without Python and without running the model (tests/programs/CMakeLists.txt).
+
+Files per case NAME in OUT_DIR, in the form of tests/fixtures/make_models.py's (so that
+tests/newer_torch/export_and_compare.py judges them in ONNX Runtime): NAME.pt2, NAME.in<k>.npy,
+NAME.out<k>.npy, NAME.json. The expected outputs are the PyTorch's own, computed in float64 (model
+and inputs converted) and stored in float32. The inputs compared are not the program's saved example
+inputs where the program has symbolic dims: a size fixed at export then shows as a failure.
+Manifest keys besides make_models.py's: "export_inputs": [] (export from the archive's own example
+inputs), "program": {"schema_version", "nodes", "symbols"}.
+
+Usage (in a root: bash tests/programs/make_programs_in_root.sh OUT_DIR):
+  make_programs.py OUT_DIR [--only NAME]... [--skip NAME]... [--force] [--list]
+"""
+import argparse
+import copy
+import json
+import os
+import sys
+import time
+import zipfile
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "fixtures")
+sys.path.insert(0, FIXTURES)
+import make_models  # noqa: E402
+from npy_io import save_arrays, write_atomically  # noqa: E402
+
+SCRIPTS = [os.path.abspath(__file__), os.path.abspath(make_models.__file__),
+           os.path.abspath(os.path.join(FIXTURES, "npy_io.py"))]
+
+
+class TwoOutputs(nn.Module):
+    """Parameters, a buffer, two user inputs, a 0-d output."""
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 3)
+        self.register_buffer("scale", torch.linspace(0.5, 1.5, 3))
+
+    def forward(self, x, y):
+        return torch.relu(self.linear(x)) + self.scale * y, x.sum()
+
+
+class ConvBlock(nn.Module):
+    """Conv, BatchNorm (eval), pooling, a view of a symbolic batch."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.head = nn.Linear(8 * 4 * 4, 5)
+
+    def forward(self, x):
+        y = F.max_pool2d(F.gelu(self.bn(self.conv(x))), 2)
+        return self.head(y.reshape(y.shape[0], -1)).softmax(-1)
+
+
+class Attention(nn.Module):
+    """F.scaled_dot_product_attention called directly: causal, a custom scale, grouped heads."""
+    def __init__(self, causal=True, scale=None, kv_heads=4):
+        super().__init__()
+        self.q = nn.Linear(32, 32)
+        self.kv = nn.Linear(32, 2 * 8 * kv_heads)
+        self.causal, self.scale, self.kv_heads = causal, scale, kv_heads
+
+    def forward(self, x):
+        b, n, _ = x.shape
+        q = self.q(x).view(b, n, 4, 8).transpose(1, 2)
+        k, v = self.kv(x).view(b, n, 2, self.kv_heads, 8).permute(2, 0, 3, 1, 4)
+        extra = {"enable_gqa": True} if self.kv_heads != 4 else {}
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal, scale=self.scale, **extra)
+        return y.transpose(1, 2).reshape(b, n, 32)
+
+
+def encoder_layer():
+    return nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+
+
+def resnet18():
+    import torchvision
+    return torchvision.models.resnet18(num_classes=10)
+
+
+def mobilenet_v3_small():
+    import torchvision
+    return torchvision.models.mobilenet_v3_small(num_classes=10)
+
+
+class Case:
+    def __init__(self, seed, make_model, make_args, names, dynamic=None, compare_args=None, rtol=1e-4, atol=1e-5,
+                 min_torch=(2, 6)):
+        self.seed, self.make_model, self.make_args, self.names = seed, make_model, make_args, names
+        # dynamic: {input name: {axis: Dim name}} as torch.export's dynamic_shapes takes them
+        self.dynamic, self.compare_args = dynamic, compare_args
+        self.rtol, self.atol, self.min_torch = rtol, atol, min_torch
+
+
+CASES = {
+    "two_outputs": Case(1, TwoOutputs, lambda: (torch.randn(2, 4), torch.randn(2, 3)), ["x", "y"]),
+    "conv_block_dynamic_batch": Case(2, ConvBlock, lambda: (torch.randn(2, 3, 8, 8),), ["x"], dynamic={"x": {0: "batch"}},
+                                     compare_args=lambda: (torch.randn(5, 3, 8, 8),)),
+    "sdpa_causal": Case(3, lambda: Attention(causal=True), lambda: (torch.randn(2, 6, 32),), ["x"]),
+    "sdpa_scale_gqa": Case(4, lambda: Attention(causal=False, scale=0.3, kv_heads=2), lambda: (torch.randn(2, 6, 32),),
+                           ["x"]),
+    "encoder_layer_dynamic": Case(5, encoder_layer, lambda: (torch.randn(2, 7, 32),), ["src"],
+                                  dynamic={"src": {0: "batch", 1: "length"}},
+                                  compare_args=lambda: (torch.randn(3, 5, 32),)),
+    "resnet18_dynamic_batch": Case(6, resnet18, lambda: (torch.randn(2, 3, 64, 64),), ["x"],
+                                   dynamic={"x": {0: "batch"}}, compare_args=lambda: (torch.randn(3, 3, 64, 64),),
+                                   rtol=1e-3, atol=1e-4),
+    "mobilenet_v3_small": Case(7, mobilenet_v3_small, lambda: (torch.randn(1, 3, 64, 64),), ["x"], rtol=1e-3, atol=1e-4),
+}
+
+
+class Branches(nn.Module):
+    """torch.cond on the data: a higher-order operator in the program."""
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda t: t.cos(), lambda t: t.sin(), (x,))
+
+
+# Programs onnxport refuses, each in one line (tests/programs/test_program_errors.py): OUT_DIR/refused/NAME.pt2.
+REFUSED = {"cond": (Branches, lambda: (torch.randn(2, 3),))}
+
+
+def build_refused(out_dir):
+    os.makedirs(os.path.join(out_dir, "refused"), exist_ok=True)
+    for name, (make_model, make_args) in REFUSED.items():
+        torch.manual_seed(0)
+        torch.export.save(torch.export.export(make_model().eval(), make_args()),
+                          os.path.join(out_dir, "refused", f"{name}.pt2"))
+
+
+def dynamic_shapes(case):
+    if not case.dynamic:
+        return None
+    dims = {}
+    shapes = {}
+    for input_name, axes in case.dynamic.items():
+        shapes[input_name] = {axis: dims.setdefault(dim, torch.export.Dim(dim, min=1, max=512)) for axis, dim in axes.items()}
+    return shapes
+
+
+def program_facts(pt2):
+    with zipfile.ZipFile(pt2) as z:
+        name = next(n for n in z.namelist() if n.endswith("serialized_exported_program.json") or n.endswith("models/model.json"))
+        program = json.loads(z.read(name))
+    version = program["schema_version"]
+    return {"schema_version": f"{version['major']}.{version['minor']}",
+            "nodes": len(program["graph_module"]["graph"]["nodes"]),
+            "symbols": sorted(program.get("range_constraints", {}))}
+
+
+def build(name, out_dir):
+    case = CASES[name]
+    manifest_path = os.path.join(out_dir, f"{name}.json")
+    if os.path.exists(manifest_path):
+        os.remove(manifest_path)  # until rewritten last, the fixture counts as incomplete
+    torch.manual_seed(case.seed)
+    model = case.make_model().eval()
+    if any(isinstance(m, nn.BatchNorm2d) for m in model.modules()):
+        make_models.calibrate_batchnorm(model, case.make_args)
+        model.eval()
+    args = case.make_args()
+    program = torch.export.export(model, args, dynamic_shapes=dynamic_shapes(case))
+    pt2 = os.path.join(out_dir, f"{name}.pt2")
+    torch.export.save(program, pt2)
+    compare = case.compare_args() if case.compare_args else args
+    with torch.no_grad():
+        eager = [t.detach() for t in make_models.flatten(program.module()(*compare))]
+        module = [t.detach() for t in make_models.flatten(model(*compare))]
+        reference = [t.detach() for t in make_models.flatten(copy.deepcopy(model).double()(*make_models.to_float64(compare)))]
+    if make_models.max_difference(eager, module) > 1e-4:
+        raise RuntimeError(f"{name}: the program does not compute what its module computes")
+    inputs = save_arrays(out_dir, f"{name}.in", list(compare))
+    for entry, input_name in zip(inputs, case.names, strict=True):
+        entry["name"] = input_name
+    manifest = {
+        "model": f"{name}.pt2",
+        "seed": case.seed,
+        "inputs": inputs,
+        "outputs": save_arrays(out_dir, f"{name}.out", [r.to(e.dtype) for r, e in zip(reference, eager)]),
+        "rtol": case.rtol,
+        "atol": case.atol,
+        "export_args": [],
+        "export_inputs": [],
+        "torch": f"{torch.__version__} export",
+        "float32_error": make_models.max_difference(eager, reference),
+        "program": program_facts(pt2),
+    }
+    write_atomically(manifest_path, json.dumps(manifest, indent=2) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out_dir", nargs="?", help="directory for the .pt2/.npy/.json fixtures")
+    parser.add_argument("--only", action="append", choices=sorted(CASES), metavar="NAME")
+    parser.add_argument("--skip", action="append", default=[], choices=sorted(CASES), metavar="NAME")
+    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument("--list", action="store_true", help="print the case names and exit")
+    options = parser.parse_args()
+    if options.list:
+        print("\n".join(CASES))
+        return 0
+    if not options.out_dir:
+        parser.error("OUT_DIR is required")
+    print(f"torch {torch.__version__}")
+    os.makedirs(options.out_dir, exist_ok=True)
+    if not options.only:
+        build_refused(options.out_dir)
+    for name in [n for n in options.only or CASES if n not in options.skip]:
+        if not options.force and make_models.is_up_to_date(name, options.out_dir, SCRIPTS):
+            print(f"{name}: up to date")
+            continue
+        if torch_release() < CASES[name].min_torch:
+            print(f"{name}: skipped (needs torch {'.'.join(map(str, CASES[name].min_torch))})")
+            continue
+        start = time.perf_counter()
+        build(name, options.out_dir)
+        size = os.path.getsize(os.path.join(options.out_dir, f"{name}.pt2"))
+        print(f"{name}: built in {time.perf_counter() - start:.1f} s ({size / 2**20:.1f} MiB .pt2)", flush=True)
+    return 0
+
+
+def torch_release():
+    return tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
