@@ -15,6 +15,7 @@
 #include "2_eval/pack_kernels.h"
 #include "3_export/1_load/example_arguments.h"
 #include "3_export/1_load/load.h"
+#include "3_export/1_load/program_graph.h"
 #include "3_export/6_write/export_settings.h"
 #include "3_export/2_prepare/argument_inputs.h"
 #include "3_export/2_prepare/attribute_writes.h"
@@ -219,7 +220,8 @@ std::vector<StatePair> state_pairs(const torch::jit::Module& module, const core:
 
 // Converts MODEL.pt again (in memory, nothing written) to learn libtorch's value of each ONNX
 // value on `inputs`, then compares node by node.
-void compare_nodes(const std::string& model_path, const MethodArguments& arguments, const std::string& onnx_path,
+void compare_nodes(const std::string& model_path, core::ProgramArchive* program, const MethodArguments& arguments,
+                   const std::string& onnx_path,
                    const onnx::ModelProto& model, const core::eval::ModelEvaluator& evaluator,
                    const core::ModelInputs& inputs, const VerifyOptions& options, Exporter* exporter,
                    VerifyResult& result) {
@@ -234,8 +236,10 @@ void compare_nodes(const std::string& model_path, const MethodArguments& argumen
     reference = core::record_torch_reference(prepared, value_names, converted);
   });
   try {
-    pipeline.run(
-        [&] { return core::load_model_file(model_path, export_options, arguments(inputs.tensors), arguments.whole()); });
+    pipeline.run([&] {
+      if (program) return core::load_program(*program, export_options, arguments(inputs.tensors));
+      return core::load_model_file(model_path, export_options, arguments(inputs.tensors), arguments.whole());
+    });
   } catch (const Error& e) {
     result.per_node_note =
         std::string("intermediate values not compared: converting '") + model_path + "' again failed: " + e.what();
@@ -440,8 +444,16 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
   // What the export's command line said and the file recorded (numbers folded into the graph, the
   // method exported), unless given again.
   result.recorded_settings = core::take_recorded_export_settings(model, options.inputs, options.export_options);
+  std::unique_ptr<core::ProgramArchive> program;
+  if (core::ProgramArchive::holds_program(model_path)) {
+    program = std::make_unique<core::ProgramArchive>(model_path);
+    options.export_options = core::options_for_program(*program, options.export_options);
+    // Inputs not given are drawn at the sizes of the program's example inputs.
+    if (options.inputs.empty()) options.inputs = options.export_options.inputs;
+  }
   torch::jit::Module module =
-      core::select_export_target(core::load_torchscript_file(model_path), options.export_options, model_path);
+      program ? core::program_module(*program)
+              : core::select_export_target(core::load_torchscript_file(model_path), options.export_options, model_path);
   core::define_forward_from_overload(module);
   module.eval();
   std::unique_ptr<Exporter> builtin;
@@ -502,7 +514,7 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     const size_t failing = decide(result, options);
     if (options.per_node || !result.ok) {
       // A later step's state is no state the export saw: nodes are compared on the first step's.
-      compare_nodes(model_path, arguments, onnx_path, model, evaluator, first_steps[failing / options.steps], options,
+      compare_nodes(model_path, program.get(), arguments, onnx_path, model, evaluator, first_steps[failing / options.steps], options,
                     exporter, result);
       if (!result.ok && result.first_diverging >= 0)
         result.verdict += "; first diverging node: " + node_text(result.nodes[result.first_diverging]);

@@ -7,6 +7,7 @@
 #include "onnxport/graph_picture.h"
 #include "onnxport/errors.h"
 #include "onnxport/model_file.h"
+#include "onnxport/program_listing.h"
 #include "onnxport/torchscript_listing.h"
 
 namespace onnxport::cli {
@@ -19,8 +20,9 @@ Command add_inspect_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("inspect",
                                  "print an ONNX file's graph, or draw it (--dot, --html); list a TorchScript file's "
-                                 "methods with their argument types, submodules and the state its methods write");
-  cmd->add_option("file", args->file, "ONNX file or TorchScript file (.pt)")->required();
+                                 "methods with their argument types, submodules and the state its methods write; describe a "
+                                 "torch.export program (.pt2): inputs, symbolic dims, operators");
+  cmd->add_option("file", args->file, "ONNX file, TorchScript file (.pt) or torch.export program (.pt2)")->required();
   auto* dot = cmd->add_flag("--dot", args->dot,
                             "print the graph as Graphviz DOT text: nodes in clusters by module path, edges labelled "
                             "with their value's type");
@@ -30,7 +32,12 @@ Command add_inspect_command(CLI::App& app) {
                    ->type_name("FILE.html")
                    ->excludes(dot);
   return {cmd, [args, html] {
-            if (is_torchscript_file(args->file)) {
+            if (is_program_file(args->file)) {
+              if (args->dot || html->count())
+                throw ConfigError("inspect: '" + args->file + "' is a torch.export program; --dot and --html draw ONNX files",
+                                  ErrorContext::with_hint("export it, then draw the .onnx file"));
+              std::cout << inspect_program_file(args->file);
+            } else if (is_torchscript_file(args->file)) {
               if (args->dot || html->count())
                 throw ConfigError("inspect: '" + args->file + "' is a TorchScript file; --dot and --html draw ONNX files",
                                   ErrorContext::with_hint("export it, then draw the .onnx file"));

@@ -9,7 +9,8 @@ NAME.out<k>.npy, NAME.json. The expected outputs are the PyTorch's own, computed
 and inputs converted) and stored in float32. The inputs compared are not the program's saved example
 inputs where the program has symbolic dims: a size fixed at export then shows as a failure.
 Manifest keys besides make_models.py's: "export_inputs": [] (export from the archive's own example
-inputs), "program": {"schema_version", "nodes", "symbols"}.
+inputs), "program": {"schema_version", "nodes", "symbols"}, "torchscript": NAME.traced.pt (the same
+module traced) and "torchscript_args" (its export arguments matching the program's inputs and dims).
 
 Usage (in a root: bash tests/programs/make_programs_in_root.sh OUT_DIR):
   make_programs.py OUT_DIR [--only NAME]... [--skip NAME]... [--force] [--list]
@@ -169,6 +170,9 @@ def build(name, out_dir):
     program = torch.export.export(model, args, dynamic_shapes=dynamic_shapes(case))
     pt2 = os.path.join(out_dir, f"{name}.pt2")
     torch.export.save(program, pt2)
+    # The same module traced into TorchScript, for tests/programs/against_torchscript.py.
+    with torch.no_grad():
+        torch.jit.trace(model, args, check_trace=False).save(os.path.join(out_dir, f"{name}.traced.pt"))
     compare = case.compare_args() if case.compare_args else args
     with torch.no_grad():
         eager = [t.detach() for t in make_models.flatten(program.module()(*compare))]
@@ -191,6 +195,12 @@ def build(name, out_dir):
         "torch": f"{torch.__version__} export",
         "float32_error": make_models.max_difference(eager, reference),
         "program": program_facts(pt2),
+        "torchscript": f"{name}.traced.pt",
+        # the .pt exported as the .pt2 is: the program's inputs at its example sizes, its symbolic dims dynamic
+        "torchscript_args": [arg for input_name, t in zip(case.names, args) for arg in
+                             ("--input", f"{input_name}:{'x'.join(map(str, t.shape))}:float32")]
+                            + [arg for input_name, axes in (case.dynamic or {}).items() for arg in
+                               ("--dynamic-axes", f"{input_name}:" + ",".join(f"{a}={d}" for a, d in axes.items()))],
     }
     write_atomically(manifest_path, json.dumps(manifest, indent=2) + "\n")
 

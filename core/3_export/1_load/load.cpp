@@ -163,9 +163,6 @@ torch::jit::Module load_torchscript_file(const std::string& path) {
   }
 }
 
-namespace {
-
-// Makes `graph` (with `schema`) the module's forward, in place of any forward it has.
 void define_forward(torch::jit::Module& module, const std::shared_ptr<torch::jit::Graph>& graph,
                     const c10::FunctionSchema& schema) {
   if (module.find_method("forward")) module.type()->unsafeRemoveMethod("forward");
@@ -175,6 +172,8 @@ void define_forward(torch::jit::Module& module, const std::shared_ptr<torch::jit
   forward->setSchema(schema.cloneWithName("forward", ""));
   module.type()->addMethod(forward);
 }
+
+namespace {
 
 std::string names_of(const std::vector<std::string>& names) {
   std::string text;

@@ -51,6 +51,9 @@ torch::jit::Module load_torchscript_file(const std::string& path);
 // Tensor, forward__1 for a PackedSequence): defines `forward` as the first that takes a tensor, as
 // calling the module with one would pick. ModelError when there is neither.
 void define_forward_from_overload(torch::jit::Module& module);
+// Makes `graph` (with `schema`) the module's forward, in place of any forward it has.
+void define_forward(torch::jit::Module& module, const std::shared_ptr<torch::jit::Graph>& graph,
+                    const c10::FunctionSchema& schema);
 // The module whose forward the export takes: the loaded one, or its submodule options.submodule
 // ("encoder.layers.0"), with options.method (when not forward) made its forward. ConfigError
 // naming what there is when either is missing.

@@ -165,6 +165,38 @@ std::vector<int64_t> program_ints(const json& sym_ints, const std::string& where
   return out;
 }
 
+std::string program_symbol(const json& sym_int) {
+  if (!sym_int.contains("as_expr")) return "";
+  const std::string expr = sym_int.at("as_expr").at("expr_str").get<std::string>();
+  // PyTorch 2.6 writes "Symbol('s0', positive=True, integer=True)", later releases "s0".
+  if (expr.rfind("Symbol('", 0) == 0) {
+    const auto end = expr.find('\'', 8);
+    return end == std::string::npos ? "" : expr.substr(8, end - 8);
+  }
+  for (char c : expr)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "";
+  return expr;
+}
+
+std::string program_dim_text(const json& sym_int) {
+  if (sym_int.contains("as_int")) return std::to_string(sym_int.at("as_int").get<int64_t>());
+  const std::string symbol = program_symbol(sym_int);
+  if (!symbol.empty()) return symbol;
+  return sym_int.contains("as_expr") ? sym_int.at("as_expr").at("expr_str").get<std::string>() : "?";
+}
+
+std::string program_dim_ranges(const json& program) {
+  std::string text;
+  if (!program.contains("range_constraints")) return text;
+  const auto bound = [](const json& b) {
+    return b.is_null() ? std::string("inf") : b.is_number() ? std::to_string(b.get<int64_t>()) : b.dump();
+  };
+  for (const auto& [symbol, range] : program.at("range_constraints").items())
+    text += (text.empty() ? "" : ", ") + symbol + " in " + bound(range.value("min_val", json())) + ".." +
+            bound(range.value("max_val", json()));
+  return text;
+}
+
 bool ProgramArchive::holds_program(const std::string& path) {
   if (!ZipArchive::looks_like_zip(path)) return false;
   // A .pt2 file is read as a program, so that a damaged one gets this reader's errors.

@@ -30,6 +30,14 @@ at::ScalarType program_scalar_type(int code, const std::string& where);
 // recorded (the example's size).
 std::vector<int64_t> program_ints(const nlohmann::json& sym_ints, const std::string& where);
 
+// The symbol a symbolic size stands for ("s0"); "" for a number or an expression ("2*s0").
+std::string program_symbol(const nlohmann::json& sym_int);
+// A size as text: "3", "s0", "2*s0".
+std::string program_dim_text(const nlohmann::json& sym_int);
+
+// The program's symbolic dims and their ranges: "s0 in 1..512, s1 in 2..inf"; "" when it has none.
+std::string program_dim_ranges(const nlohmann::json& program);
+
 class ProgramArchive {
  public:
   // Opens the archive and reads the program (JSON); tensors are read by the calls below. A file

@@ -25,20 +25,6 @@ std::string kind_of(const json& union_value) {
   return union_value.is_object() && !union_value.empty() ? union_value.begin().key() : std::string("?");
 }
 
-// The symbol a symbolic size stands for: "s0" from PyTorch 2.6's "Symbol('s0', positive=True,
-// integer=True)" and from later releases' "s0"; "" for an expression ("2*s0").
-std::string symbol_of(const json& sym_int) {
-  if (!sym_int.contains("as_expr")) return "";
-  std::string expr = sym_int.at("as_expr").at("expr_str").get<std::string>();
-  if (expr.rfind("Symbol('", 0) == 0) {
-    const auto end = expr.find('\'', 8);
-    return end == std::string::npos ? "" : expr.substr(8, end - 8);
-  }
-  for (char c : expr)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "";
-  return expr;
-}
-
 const json& graph_of(const ProgramArchive& archive) { return archive.program().at("graph_module").at("graph"); }
 const json& signature_of(const ProgramArchive& archive) {
   return archive.program().at("graph_module").at("signature");
@@ -423,7 +409,7 @@ ExportOptions options_for_program(const ProgramArchive& archive, const ExportOpt
       if (!values.contains(value_name)) return;
       const json& sizes = values.at(value_name).at("sizes");
       for (size_t d = 0; d < sizes.size(); ++d)
-        if (const std::string symbol = symbol_of(sizes[d]); !symbol.empty())
+        if (const std::string symbol = program_symbol(sizes[d]); !symbol.empty())
           out.dynamic_axes[graph_name][static_cast<int64_t>(d)] = symbol;
     };
     for (size_t i = 0; i < inputs.size() && i < out.inputs.size(); ++i) add_symbols(out.inputs[i].name, inputs[i]);
@@ -440,6 +426,8 @@ LoadedModel load_program(ProgramArchive& archive, const ExportOptions& options_a
   LoadedModel loaded;
   loaded.traced_graph = ProgramGraphBuilder(archive, loaded).build();
   loaded.program = "torch.export program, schema " + archive.version_text();
+  if (const std::string ranges = program_dim_ranges(archive.program()); !ranges.empty())
+    loaded.program += "; symbolic dims " + ranges;
   const size_t expected = user_input_names(archive).size();
   if (!inputs.empty())
     loaded.inputs = std::move(inputs);
@@ -454,6 +442,24 @@ LoadedModel load_program(ProgramArchive& archive, const ExportOptions& options_a
                                                            : " example inputs were given"),
                       ErrorContext::for_file(archive.path(), "give one --input per program input, in order"));
   return loaded;
+}
+
+torch::jit::Module program_module(ProgramArchive& archive) {
+  register_newer_operators_once();
+  LoadedModel loaded;
+  const std::shared_ptr<torch::jit::Graph> graph = ProgramGraphBuilder(archive, loaded).build();
+  torch::jit::Module module(c10::QualifiedName("__torch__.onnxport.Program"));
+  torch::jit::Value* self = graph->insertInput(0, "self");
+  self->setType(module.type());
+  std::vector<c10::Argument> arguments{c10::Argument("self", module.type())};
+  const auto names = user_input_names(archive);
+  for (size_t i = 1; i < graph->inputs().size(); ++i)
+    arguments.emplace_back(i - 1 < names.size() ? names[i - 1] : "input" + std::to_string(i), c10::TensorType::get());
+  const c10::FunctionSchema schema("forward", "", std::move(arguments),
+                                   {c10::Argument("", graph->outputs()[0]->type())});
+  define_forward(module, graph, schema);
+  module.eval();
+  return module;
 }
 
 }  // namespace onnxport::core

@@ -23,4 +23,8 @@ ExportOptions options_for_program(const ProgramArchive& archive, const ExportOpt
 LoadedModel load_program(ProgramArchive& archive, const ExportOptions& options_as_given,
                          std::vector<torch::jit::IValue> inputs);
 
+// The program as a module whose forward is its graph (the parameters its constants), for what
+// runs a model by its forward: verify's libtorch side.
+torch::jit::Module program_module(ProgramArchive& archive);
+
 }  // namespace onnxport::core
