@@ -59,7 +59,8 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
            external_data=None, dynamic_shapes=None, custom_translation_table=None, profile=False,
            dump_exported_program=False, artifacts_dir=".", fallback=False, autograd_inlining=True, verify=False,
            plugin_dirs=None, mode=None, report=None, **onnxport_options):
-    """Exports `model` (an nn.Module, ScriptModule or ScriptFunction) run on `args` to ONNX file `f`
+    """Exports `model` (an nn.Module, ScriptModule or ScriptFunction, or with PyTorch 2 a torch.export
+    ExportedProgram, exported as it is, not run) run on `args` to ONNX file `f`
     (a path or a binary file object), as torch.onnx.export does. `args` is a tensor, a tuple of
     arguments, or a tuple ending in a dict of keyword arguments; `kwargs` (PyTorch 2) is that dict.
     opset_version None means onnxport's default (17). report: a path (.json or .md) to write the
@@ -118,6 +119,8 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
         raise ExportError("config error: onnxport.export(): argument 'inputs' is not taken here "
                           "— pass the example inputs as `args`")
 
+    if _is_exported_program(model):
+        return _export_program(model, args, f, options, plugin_dirs, report, verbose)
     positional = _positional_args(model, args)
     if isinstance(model, (torch.jit.ScriptModule, torch.jit.ScriptFunction)):
         _refuse_none_arguments(positional)
@@ -151,6 +154,35 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
         graph = result["graph"]
         print(f"onnxport: {graph['nodes']} nodes, {graph['initializers']} initializers, opset {graph['opset']}, "
               f"{result['mode']} mode; passes: {'; '.join(result['passes']) or 'none changed the graph'}")
+    return result
+
+
+def _is_exported_program(model):
+    export = getattr(torch, "export", None)  # PyTorch 2: torch.export
+    return export is not None and isinstance(model, getattr(export, "ExportedProgram", ()))
+
+
+def _export_program(program, args, f, options, plugin_dirs, report, verbose):
+    """A torch.export ExportedProgram, saved with torch.export.save and exported as `onnxport export
+    MODEL.pt2` exports it: no run of the model, its graph and types as the program holds them. `args`
+    (tensors) replaces the program's own example inputs when given."""
+    tensors = [args] if isinstance(args, torch.Tensor) else list(args or ())
+    if not all(isinstance(t, torch.Tensor) for t in tensors):
+        raise ExportError("config error: onnxport.export(): an ExportedProgram takes its example inputs as tensors "
+                          "in `args` (or none: the program's own)")
+    exporter = _onnxport.exporter(_dirs(plugin_dirs or ()))
+    with tempfile.TemporaryDirectory(prefix="onnxport-program-") as scratch:
+        saved = os.path.join(scratch, "program.pt2")
+        torch.export.save(program, saved)
+        with _output_path(f) as path:
+            result = json.loads(exporter.export_file(saved, tensors, path, json.dumps(options),
+                                                     os.fspath(report) if report is not None else ""))
+    for warning in result["warnings"]:
+        warnings.warn(warning)
+    if verbose:
+        graph = result["graph"]
+        print(f"onnxport: {graph['nodes']} nodes, {graph['initializers']} initializers, opset {graph['opset']}, "
+              f"{result['mode']} mode")
     return result
 
 

@@ -124,27 +124,22 @@ std::vector<std::shared_ptr<torch::jit::Graph>> method_graphs(const torch::jit::
   return graphs;
 }
 
-// Exports and returns the report (docs/export-report.md) as JSON text; with `report_path`, also
-// writes it there, for a failed export too (as `onnxport export --report` does). `hand_over`: the
-// module was traced for this export and is not used again, so it is frozen in place; never for a
-// module whose graphs hold Python objects (prim::PythonOp nodes): freezing destroys nodes without
-// the GIL.
-std::string export_module(Exporter& exporter, const torch::jit::Module& module, const py::list& args,
-                          const std::string& output_path, const std::string& options_json,
-                          const std::string& report_path, bool hand_over) {
+// Runs `run(options)` without the GIL and returns the report (docs/export-report.md) as JSON text;
+// with `report_path`, also writes it there, for a failed export too (as `onnxport export --report`
+// does). `model` names the model in the report.
+template <class Run>
+std::string export_reported(Exporter& exporter, const std::string& model, const std::string& output_path,
+                            const std::string& options_json, const std::string& report_path, Run run) {
   ExportOptions options;
   apply_options_json(options_json, kOrigin, options);
   options.validate();
   if (!report_path.empty()) check_report_path(report_path, {}, {output_path, options.external_data_file});
-  std::vector<torch::jit::IValue> inputs;
-  for (auto arg : args) inputs.push_back(to_ivalue(arg));
   use_process_symbolics(exporter);
   py::gil_scoped_release released;
-  ReportInput in{"<python module>", output_path, nullptr, &options, std::nullopt};
+  ReportInput in{model, output_path, nullptr, &options, std::nullopt};
   ExportReport report;
   try {
-    report = hand_over ? exporter.export_module(torch::jit::Module(module), std::move(inputs), output_path, options)
-                       : exporter.export_module(module, std::move(inputs), output_path, options);
+    report = run(options);
   } catch (const Error& e) {
     if (!report_path.empty()) {
       in.report = &exporter.last_report();
@@ -156,6 +151,39 @@ std::string export_module(Exporter& exporter, const torch::jit::Module& module, 
   in.report = &report;
   if (!report_path.empty()) write_export_report(report_path, in);
   return export_report_json(in);
+}
+
+std::vector<torch::jit::IValue> ivalues(const py::list& args) {
+  std::vector<torch::jit::IValue> inputs;
+  for (auto arg : args) inputs.push_back(to_ivalue(arg));
+  return inputs;
+}
+
+// `hand_over`: the module was traced for this export and is not used again, so it is frozen in
+// place; never for a module whose graphs hold Python objects (prim::PythonOp nodes): freezing
+// destroys nodes without the GIL.
+std::string export_module(Exporter& exporter, const torch::jit::Module& module, const py::list& args,
+                          const std::string& output_path, const std::string& options_json,
+                          const std::string& report_path, bool hand_over) {
+  std::vector<torch::jit::IValue> inputs = ivalues(args);
+  return export_reported(exporter, "<python module>", output_path, options_json, report_path,
+                         [&](const ExportOptions& options) {
+                           return hand_over ? exporter.export_module(torch::jit::Module(module), std::move(inputs),
+                                                                     output_path, options)
+                                            : exporter.export_module(module, std::move(inputs), output_path, options);
+                         });
+}
+
+// A model file (a torch.export program saved by the package: onnxport.export of an ExportedProgram);
+// `args` empty: the example inputs the file holds.
+std::string export_file(Exporter& exporter, const std::string& model_path, const py::list& args,
+                        const std::string& output_path, const std::string& options_json,
+                        const std::string& report_path) {
+  std::vector<torch::jit::IValue> inputs = ivalues(args);
+  return export_reported(exporter, model_path, output_path, options_json, report_path,
+                         [&](const ExportOptions& options) {
+                           return exporter.export_file(model_path, output_path, options, std::move(inputs));
+                         });
 }
 
 }  // namespace
@@ -179,7 +207,9 @@ PYBIND11_MODULE(_onnxport, m) {
   });
   py::class_<Exporter, std::shared_ptr<Exporter>>(m, "Exporter")
       .def("export", &export_module, py::arg("module"), py::arg("args"), py::arg("output_path"),
-           py::arg("options_json"), py::arg("report_path"), py::arg("hand_over") = false);
+           py::arg("options_json"), py::arg("report_path"), py::arg("hand_over") = false)
+      .def("export_file", &export_file, py::arg("model_path"), py::arg("args"), py::arg("output_path"),
+           py::arg("options_json"), py::arg("report_path"));
   m.def("exporter", &exporter_for, py::arg("plugin_dirs"));
   m.def(
       "traced_module_skeleton", [](py::handle nn_module) { return TracedModuleBuilder().build(nn_module); },

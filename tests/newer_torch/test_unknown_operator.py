@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """A TorchScript file that calls an operator neither libtorch nor onnxport knows fails in one line:
 the operator, the file and what to do (--load-op-library, an op pack that maps it), never the
-TorchScript compiler's multi-line report. Two such files are made here: one calling a vendor's op
-(registered in this Python process only, as a vendor's library would), one calling an aten
-operator no PyTorch release has (the saved code edited, as a file of a newer release would read).
+TorchScript compiler's multi-line report. Three such files are made here: one calling a vendor's op
+(registered in this Python process only, as a vendor's library would), one an aten operator no
+PyTorch release has, one an operator only PyTorch 2.14 declares (the saved code edited, as a file of
+a newer release would read), whose line names that release.
 
 Environment (set by ctest): ONNXPORT (the CLI), ONNXPORT_TEST_TMP (scratch directory).
 """
@@ -73,6 +74,17 @@ class UnknownOperator(unittest.TestCase):
         line = self.export_fails(model)
         for part in ("aten::relu_of_release_99", model, "neither libtorch", "save the model with PyTorch ",
                      "--load-op-library", "op pack that maps aten::relu_of_release_99"):
+            self.assertIn(part, line)
+        self.assertNotIn("an operator of PyTorch", line)  # no release declares it: none is named
+
+    def test_aten_op_of_a_newer_release(self):
+        # linalg_matrix_sqrth: declared by PyTorch 2.14, by neither 1.13 nor 2.6 (both builds lack it)
+        model = path("newer_aten_op.pt")
+        torch.jit.script(CallsRelu()).save(model)
+        rewrite_code(model, "torch.relu(", "torch.linalg_matrix_sqrth(")
+        line = self.export_fails(model)
+        for part in ("it calls aten::linalg_matrix_sqrth (an operator of PyTorch 2.14; 2.6 has none of that name)",
+                     model, "neither libtorch", "--load-op-library"):
             self.assertIn(part, line)
 
 

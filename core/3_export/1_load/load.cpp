@@ -106,7 +106,7 @@ ModelError unknown_operator_error(const std::string& path, const std::string& op
                        ", or load a library that registers " + op
                  : "load the library that registers " + ns + " ops";
   return ModelError(
-      "cannot load TorchScript model '" + path + "': it calls " + op +
+      "cannot load TorchScript model '" + path + "': it calls " + op + operator_release_note(op) +
           ", which neither libtorch " + torch_release::kVersion + " nor onnxport knows",
       ErrorContext::for_file(path, registering + " with --load-op-library LIB.so, and an op pack that maps " + op +
                                        " with --plugin-dir DIR"));

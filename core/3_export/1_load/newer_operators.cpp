@@ -11,6 +11,21 @@
 
 namespace onnxport::core {
 
+std::string operator_release_note(const std::string& op) {
+  struct Row {
+    const char* op;
+    const char* release;  // the first compared release that declares it
+    const char* earlier;  // the compared release before it, which does not
+  };
+  static const Row rows[] = {
+#include "3_export/1_load/operator_releases.inc"
+  };
+  for (const Row& row : rows)
+    if (op == row.op)
+      return std::string(" (an operator of PyTorch ") + row.release + "; " + row.earlier + " has none of that name)";
+  return "";
+}
+
 const std::vector<NewerOperator>& newer_operators() {
   static const std::vector<NewerOperator> table = {
       // PyTorch 2.0; `scale` from 2.1, `enable_gqa` from 2.5 (keyword-only with defaults: files of

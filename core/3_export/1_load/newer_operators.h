@@ -35,6 +35,11 @@ struct NewerOperatorStatus {
 // knows; the registrations last as long as the process. One status per entry, in table order.
 std::vector<NewerOperatorStatus> register_newer_operators(const std::vector<NewerOperator>& table);
 
+// Where an operator this libtorch may lack comes from: " (an operator of PyTorch 2.14; 2.6 has none of
+// that name)" for "aten::linalg_matrix_sqrth", from the first of the compared releases (1.13.1,
+// 2.6.0, 2.14.1: docs/newer-operators.md) that declares it; "" for one they do not tell.
+std::string operator_release_note(const std::string& op);
+
 // register_newer_operators(newer_operators()) the first time it is called; later calls return
 // the first call's statuses. Called before a TorchScript file is loaded.
 const std::vector<NewerOperatorStatus>& register_newer_operators_once();

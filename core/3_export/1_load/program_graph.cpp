@@ -157,7 +157,8 @@ class ProgramGraphBuilder {
     for (const auto& candidate : torch::jit::getAllOperatorsFor(symbol))
       if (candidate->schema().overload_name() == overload) return candidate->schema();
     refuse("the program calls " + ns + "::" + op + (overload.empty() ? "" : "." + overload) +
-               ", which libtorch " + torch_release::kVersion + " does not define and onnxport does not register",
+               operator_release_note(ns + "::" + op) + ", which libtorch " + torch_release::kVersion +
+               " does not define and onnxport does not register",
            "load the library that defines it with --load-op-library, or export with onnxport built on a newer "
            "libtorch");
   }
