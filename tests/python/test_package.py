@@ -202,6 +202,29 @@ class PackageApiTest(unittest.TestCase):
         ok, log = ort_matches(out, save_manifest("block", [x3, scale, bias], [block(x3, 1.0, bias)]))
         self.assertTrue(ok, log)
 
+    @unittest.skipUnless(hasattr(torch, "export"), "torch.export arrived in PyTorch 2 (the Debian 13 build)")
+    def test_an_exported_program_is_exported_as_it_is_with_its_symbolic_dims(self):
+        torch.manual_seed(3)
+        block = Block().eval()
+        x, bias = torch.randn(2, 3, 8, 8), torch.randn(1, 4, 1, 1)
+        batch = torch.export.Dim("batch", min=1, max=64)
+        program = torch.export.export(block, (x,), {"bias": bias}, dynamic_shapes={"x": {0: batch}, "scale": None,
+                                                                                      "bias": None})
+        out = path("program.onnx")
+        report = onnxport.export(program, (), out)
+        self.assertEqual(report["status"], "ok")
+        self.assertEqual(report["mode"], "program")
+        g = onnx.load(out).graph
+        self.assertEqual([i.name for i in g.input], ["x", "bias"])  # the program's own names
+        self.assertTrue(g.input[0].type.tensor_type.shape.dim[0].dim_param)  # its symbolic batch
+        x3 = torch.randn(3, 3, 8, 8)
+        with torch.no_grad():
+            expected = block(x3, 1.0, bias)
+        ok, log = ort_matches(out, save_manifest("program", [x3, bias], [expected]))
+        self.assertTrue(ok, log)
+        with self.assertRaises(onnxport.ExportError):
+            onnxport.export(program, ([1, 2],), path("bad.onnx"))
+
     def test_pytorch_2_keywords_do_what_torch_onnx_2_does_without_dynamo(self):
         block = Block().eval()
         x, bias = torch.randn(2, 3, 8, 8), torch.randn(1, 4, 1, 1)
