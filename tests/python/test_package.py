@@ -208,8 +208,7 @@ class PackageApiTest(unittest.TestCase):
         block = Block().eval()
         x, bias = torch.randn(2, 3, 8, 8), torch.randn(1, 4, 1, 1)
         batch = torch.export.Dim("batch", min=1, max=64)
-        program = torch.export.export(block, (x,), {"bias": bias}, dynamic_shapes={"x": {0: batch}, "scale": None,
-                                                                                      "bias": None})
+        program = torch.export.export(block, (x,), {"bias": bias}, dynamic_shapes={"x": {0: batch}, "bias": None})
         out = path("program.onnx")
         report = onnxport.export(program, (), out)
         self.assertEqual(report["status"], "ok")
