@@ -2,9 +2,11 @@
 # End to end, as a vendor would: install onnxport's SDK to a prefix, build the op pack out of
 # tree against it, export a model using vendor::fancy, check the custom domain in the file and
 # what the pack's FancyOp schema adds (inferred output shapes, the version it starts at).
-#   run_sample.sh BUILD_DIR VENDOR_OPS_LIB WORK_DIR
+# With PROGRAMS_DIR (tests/programs/make_programs.py's), the same op in a torch.export program
+# (PROGRAMS_DIR/vendor/vendor_model.pt2) is mapped by the same pack, unchanged.
+#   run_sample.sh BUILD_DIR VENDOR_OPS_LIB WORK_DIR [PROGRAMS_DIR]
 set -euo pipefail
-build=$1 ops_lib=$2 work=$3
+build=$1 ops_lib=$2 work=$3 programs=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
@@ -88,4 +90,38 @@ pack_code = open(pack_source).read()
 assert ("samples/vendor_op_pack/pack/vendor_pack.cpp", pack_code[pack_code.index("#include"):]) in blocks, \
     "docs/writing-an-op-pack.md does not show the whole of vendor_pack.cpp"
 print(f"docs/writing-an-op-pack.md: {len(blocks)} code blocks match the files CI builds: ok")
+PY
+
+# The program: the vendor's op as torch.export wrote it (torch.ops.vendor.fancy.default), the same
+# --load-op-library and pack; verify runs the program in libtorch (the vendor's kernel) against the
+# file (the pack's evaluator), node by node, at another batch size than the program's example.
+program="$programs/vendor/vendor_model.pt2"
+if [[ -z $programs || ! -e $program ]]; then
+  echo "no torch.export program of the vendor model${programs:+ in $programs/vendor} (tests/programs writes it where a Debian root with PyTorch 2 exists): its part skipped"
+  exit 0
+fi
+"$onnxport" export "$program" -o "$work/vendor_program.onnx" --load-op-library "$ops_lib" --plugin-dir "$work/packs" \
+    | tee "$work/program_export.out"
+grep -q "program mode" "$work/program_export.out" || { echo "the .pt2 was not exported as a program" >&2; exit 1; }
+mkdir -p "$work/program_outputs"
+"$onnxport" run "$work/vendor_program.onnx" --plugin-dir "$work/packs" --input "x=$programs/vendor/vendor_model.in0.npy" \
+    --output-dir "$work/program_outputs" > /dev/null
+"$onnxport" verify "$program" "$work/vendor_program.onnx" --load-op-library "$ops_lib" --plugin-dir "$work/packs" \
+    --input "x=$programs/vendor/vendor_model.in0.npy" --per-node | tee "$work/program_verify.out"
+grep -q "^verify: ok" "$work/program_verify.out" && grep -q "ok       FancyOp" "$work/program_verify.out" ||
+  { echo "verify of the program did not compare FancyOp's value" >&2; exit 1; }
+/usr/bin/python3 - "$work" "$programs/vendor" <<'PY'
+import glob, sys, numpy as np, onnx
+work, folder = sys.argv[1:]
+m = onnx.load(f"{work}/vendor_program.onnx")
+fancy = [n for n in m.graph.node if n.op_type == "FancyOp"]
+assert len(fancy) == 1 and fancy[0].domain == "com.vendor", "the program's file has no com.vendor::FancyOp node"
+batch = m.graph.input[0].type.tensor_type.shape.dim[0].dim_param
+assert batch, "the program's symbolic batch is not a dim_param"
+got = np.load(glob.glob(f"{work}/program_outputs/*.npy")[0])
+want = np.load(f"{folder}/vendor_model.out0.npy")
+err = float(np.abs(got - want).max())
+assert got.shape == want.shape and err < 1e-5, f"the program's file computes {got.shape}, max abs error {err}"
+print(f"vendor_program.onnx: com.vendor::FancyOp, input x[{batch}, 8], batch 3 against PyTorch's float64: "
+      f"max abs error {err:.2e}: ok")
 PY

@@ -136,6 +136,42 @@ def build_refused(out_dir):
                           os.path.join(out_dir, "refused", f"{name}.pt2"))
 
 
+def build_vendor(out_dir):
+    """OUT_DIR/vendor/vendor_model.pt2: samples/vendor_op_pack's model (vendor::fancy, a vendor's op with
+    the schema samples/vendor_op_pack/vendor_ops.cpp registers) as a program with a dynamic batch. The op
+    is defined here in Python, with the fake kernel torch.export traces it by; onnxport reads the program
+    with the vendor's C++ library (--load-op-library) and maps it with the vendor's pack
+    (samples/vendor_op_pack/run_sample.sh). Also written: its input (batch 3) and the float64 output."""
+    folder = os.path.join(out_dir, "vendor")
+    os.makedirs(folder, exist_ok=True)
+    library = torch.library.Library("vendor", "DEF")
+    library.define("fancy(Tensor x, float alpha) -> Tensor")
+    library.impl("fancy", lambda x, alpha: x * torch.sigmoid(x * alpha), "CPU")
+    torch.library.register_fake("vendor::fancy")(lambda x, alpha: torch.empty_like(x))
+
+    class VendorModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+
+        def forward(self, x):
+            return torch.ops.vendor.fancy(self.proj(x), 0.5) * 2.0
+
+    torch.manual_seed(0)
+    model = VendorModel().eval()
+    program = torch.export.export(model, (torch.randn(2, 8),),
+                                  dynamic_shapes={"x": {0: torch.export.Dim("batch", min=1, max=64)}})
+    torch.export.save(program, os.path.join(folder, "vendor_model.pt2"))
+    x = torch.randn(3, 8)
+    with torch.no_grad():
+        wide = copy.deepcopy(model).double()
+        y = wide.proj(x.double())
+        expected = (y * torch.sigmoid(y * 0.5) * 2.0).float()
+    save_arrays(folder, "vendor_model.in", [x])
+    save_arrays(folder, "vendor_model.out", [expected])
+    library._destroy()
+
+
 def dynamic_shapes(case):
     if not case.dynamic:
         return None
@@ -222,6 +258,7 @@ def main():
     os.makedirs(options.out_dir, exist_ok=True)
     if not options.only:
         build_refused(options.out_dir)
+        build_vendor(options.out_dir)
     for name in [n for n in options.only or CASES if n not in options.skip]:
         if not options.force and make_models.is_up_to_date(name, options.out_dir, SCRIPTS):
             print(f"{name}: up to date")
