@@ -124,7 +124,7 @@ class Branches(nn.Module):
         return torch.cond(x.sum() > 0, lambda t: t.cos(), lambda t: t.sin(), (x,))
 
 
-# Programs onnxport refuses, each in one line (tests/programs/test_program_errors.py): OUT_DIR/refused/NAME.pt2.
+# Programs onnxport refuses, each in one line (tests/programs/test_program_cli.py): OUT_DIR/refused/NAME.pt2.
 REFUSED = {"cond": (Branches, lambda: (torch.randn(2, 3),))}
 
 

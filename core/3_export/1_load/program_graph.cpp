@@ -395,9 +395,10 @@ ExportOptions options_for_program(const ProgramArchive& archive, const ExportOpt
   const json& values = graph_of(archive).at("tensor_values");
   const auto inputs = user_input_names(archive);
   if (out.inputs.empty())
-    for (const auto& name : inputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string& name = inputs[i];
       InputSpec spec;
-      spec.name = name;
+      spec.name = i < options.input_names.size() ? options.input_names[i] : name;
       if (values.contains(name)) {
         spec.shape = program_ints(values.at(name).at("sizes"), name);
         spec.dtype = dtype_of(program_scalar_type(values.at(name).at("dtype").get<int>(), name));

@@ -1,14 +1,18 @@
 #!/usr/bin/python3
-"""torch.export programs onnxport cannot export fail in one line — what, the file, what to do — with
+"""What a TorchScript export offers works on a program: names given on the command line replace the
+program's, --extra-outputs takes the program's node names and module paths, external data, another
+opset, the report and --verbose's description of the symbolic dims. And programs onnxport cannot
+export fail in one line — what, the file, what to do — with
 exit 1 and no output file: a higher-order operator (torch.cond), a schema version it does not know,
 an operator libtorch does not define, a compressed or truncated archive, a missing tensor file, the
 wrong number of inputs. The damaged archives are edits of two_outputs.pt2 (PyTorch 2.6's layout).
 
-Usage: test_program_errors.py [unittest options] FIXTURE_DIR  (tests/programs/make_programs.py's)
+Usage: test_program_cli.py [unittest options] FIXTURE_DIR  (tests/programs/make_programs.py's)
 Environment (set by ctest): ONNXPORT (the CLI), ONNXPORT_TEST_TMP (scratch directory).
 """
 import json
 import os
+import subprocess
 import sys
 import unittest
 import zipfile
@@ -37,6 +41,45 @@ def edited(name, change, compression=zipfile.ZIP_STORED, drop=()):
 
 def same(program):
     return program
+
+
+def onnx_io(onnx_file):
+    """(input names, output names, the first input's first dim_param) of an ONNX file, read with
+    /usr/bin/python3's onnx."""
+    code = ("import onnx, sys, json; g = onnx.load(sys.argv[1], load_external_data=False).graph; "
+            "print(json.dumps([[i.name for i in g.input], [o.name for o in g.output], "
+            "g.input[0].type.tensor_type.shape.dim[0].dim_param]))")
+    r = subprocess.run(["/usr/bin/python3", "-c", code, onnx_file], capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)
+
+
+class ProgramOptions(unittest.TestCase):
+    def test_names_given_replace_the_programs(self):
+        out = path("named.onnx")
+        run("export", os.path.join(FIXTURES, "two_outputs.pt2"), "-o", out, "--input-names", "a,b",
+            "--output-names", "p,q")
+        self.assertEqual(onnx_io(out)[:2], [["a", "b"], ["p", "q"]])
+
+    def test_extra_outputs_by_node_name_and_module_path(self):
+        out = path("extra.onnx")
+        run("export", os.path.join(FIXTURES, "conv_block_dynamic_batch.pt2"), "-o", out,
+            "--extra-outputs", "conv2d", "--extra-outputs", "bn")
+        inputs, outputs, batch = onnx_io(out)
+        self.assertEqual(outputs, ["softmax", "conv2d", "bn"])
+        self.assertEqual((inputs, batch), (["x"], "s0"))
+
+    def test_external_data_opset_report_and_verbose(self):
+        out, report = path("external.onnx"), path("external.json")
+        r = run("export", os.path.join(FIXTURES, "resnet18_dynamic_batch.pt2"), "-o", out, "--external-data",
+                "--opset", "11", "--report", report, "--verbose")
+        self.assertTrue(os.path.getsize(out + ".data") > 40 * 2**20, "the weights are not in the .data file")
+        self.assertLess(os.path.getsize(out), 2**20)
+        self.assertIn("mode: torch.export program, schema 8.", r.stdout)
+        self.assertIn("symbolic dims s0 in 1..512", r.stdout)
+        with open(report) as f:
+            written = json.load(f)
+        self.assertEqual(written["mode"], "program")
+        self.assertEqual(written["graph"]["opset"], 11)
 
 
 class ProgramErrors(unittest.TestCase):
