@@ -110,7 +110,7 @@ std::vector<std::string> ZipArchive::names() const {
   return out;
 }
 
-std::string ZipArchive::read(const std::string& name) {
+ZipArchive::Stored ZipArchive::stored(const std::string& name) {
   const auto found = entries_.find(name);
   if (found == entries_.end())
     throw ModelError("'" + path_ + "' has no entry '" + name + "'",
@@ -127,10 +127,20 @@ std::string ZipArchive::read(const std::string& name) {
     not_a_zip(path_, "entry '" + name + "' has a damaged header");
   const uint64_t data_offset =
       entry.header_offset + 30 + little_endian(&header[26], 2) + little_endian(&header[28], 2);
-  std::string bytes(entry.size, '\0');
-  file_.seekg(static_cast<std::streamoff>(data_offset));
-  if (!file_.read(bytes.data(), static_cast<std::streamsize>(entry.size)))
-    not_a_zip(path_, "entry '" + name + "' ends beyond the file");
+  return {data_offset, entry.size};
+}
+
+void ZipArchive::read_at(uint64_t offset, void* into, uint64_t size) {
+  file_.clear();
+  file_.seekg(static_cast<std::streamoff>(offset));
+  if (!file_.read(static_cast<char*>(into), static_cast<std::streamsize>(size)))
+    not_a_zip(path_, "an entry ends beyond the file");
+}
+
+std::string ZipArchive::read(const std::string& name) {
+  const Stored where = stored(name);
+  std::string bytes(where.size, '\0');
+  read_at(where.offset, bytes.data(), where.size);
   return bytes;
 }
 

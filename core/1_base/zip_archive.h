@@ -21,8 +21,17 @@ class ZipArchive {
   const std::string& path() const { return path_; }
   std::vector<std::string> names() const;
   bool has(const std::string& name) const { return entries_.count(name) > 0; }
-  // The entry's bytes; a ModelError naming the archive and the entry when it is missing or compressed.
+  // Where an entry's bytes lie in the file; a ModelError naming the archive and the entry when it
+  // is missing or compressed.
+  struct Stored {
+    uint64_t offset = 0;
+    uint64_t size = 0;
+  };
+  Stored stored(const std::string& name);
+  // The entry's bytes (as `stored` refuses).
   std::string read(const std::string& name);
+  // Copies `size` bytes of the file from `offset` into `into` (a part of a stored entry).
+  void read_at(uint64_t offset, void* into, uint64_t size);
 
  private:
   struct Entry {

@@ -5,7 +5,7 @@
 
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <algorithm>
 
 #include "1_base/libtorch_message.h"
 #include "onnxport/errors.h"
@@ -51,11 +51,30 @@ c10::IValue unwrap_parameters(const c10::IValue& value) {
   return value;
 }
 
-// The value a torch.save file holds; `what` names it in errors ("serialized_state_dict.pt").
-c10::IValue unpickle(const std::string& bytes, const std::string& path, const std::string& what) {
-  std::istringstream stream(bytes);
+// A torch.save file stored in the archive, read where it lies (a state dict is not copied whole).
+class StoredEntryReader : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  StoredEntryReader(ZipArchive& zip, const std::string& name) : zip_(zip), where_(zip.stored(name)) {}
+  size_t size() const override { return where_.size; }
+  size_t read(uint64_t pos, void* buf, size_t n, const char* what = "") const override {
+    if (pos >= where_.size) return 0;
+    n = static_cast<size_t>(std::min<uint64_t>(n, where_.size - pos));
+    zip_.read_at(where_.offset + pos, buf, n);
+    return n;
+  }
+
+ private:
+  ZipArchive& zip_;
+  const ZipArchive::Stored where_;
+};
+
+// The value the torch.save file `entry` of the archive holds.
+c10::IValue unpickle(ZipArchive& zip, const std::string& entry) {
+  const std::string& path = zip.path();
+  const std::string& what = entry;
+  auto stored = std::make_shared<StoredEntryReader>(zip, entry);
   try {
-    caffe2::serialize::PyTorchStreamReader reader(&stream);
+    caffe2::serialize::PyTorchStreamReader reader(stored);
     auto unit = std::make_shared<torch::jit::CompilationUnit>();
     torch::jit::TypeResolver resolve = [&](const c10::QualifiedName& name) {
       for (const char* known : kParameterRebuilds)
@@ -103,15 +122,16 @@ void flatten_tensors(const c10::IValue& value, std::vector<c10::IValue>& out) {
     out.push_back(value);
 }
 
-// A raw tensor of a PT2 archive: its storage's bytes, laid out as its tensor_meta says.
-at::Tensor raw_tensor(const std::string& bytes, const json& meta, const std::string& where) {
+// A raw tensor of a PT2 archive: its storage's bytes (entry `file`), laid out as its tensor_meta says.
+at::Tensor raw_tensor(ZipArchive& zip, const std::string& file, const json& meta, const std::string& where) {
   const at::ScalarType dtype = program_scalar_type(meta.at("dtype").get<int>(), where);
   const auto sizes = program_ints(meta.at("sizes"), where);
   const auto strides = program_ints(meta.at("strides"), where);
   const auto offset = program_ints(json::array({meta.at("storage_offset")}), where).at(0);
   const size_t element = c10::elementSize(dtype);
-  at::Tensor storage = at::empty({static_cast<int64_t>(bytes.size() / element)}, at::TensorOptions().dtype(dtype));
-  std::memcpy(storage.data_ptr(), bytes.data(), bytes.size() / element * element);
+  const ZipArchive::Stored stored = zip.stored(file);
+  at::Tensor storage = at::empty({static_cast<int64_t>(stored.size / element)}, at::TensorOptions().dtype(dtype));
+  zip.read_at(stored.offset, storage.data_ptr(), stored.size / element * element);
   int64_t last = offset;
   bool empty = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
@@ -119,7 +139,7 @@ at::Tensor raw_tensor(const std::string& bytes, const json& meta, const std::str
     if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
   }
   if (!empty && last >= storage.numel())
-    throw ModelError(where + ": its " + std::to_string(bytes.size()) + " bytes are too few for its sizes",
+    throw ModelError(where + ": its " + std::to_string(stored.size) + " bytes are too few for its sizes",
                      ErrorContext::with_hint(kResave));
   return storage.as_strided(sizes, strides, offset).clone();
 }
@@ -280,11 +300,11 @@ std::map<std::string, at::Tensor> ProgramArchive::read_tensor_folder(const std::
     const std::string file = prefix_ + folder + entry.at("path_name").get<std::string>();
     const std::string where = "'" + path() + "': " + file + " (" + name + ")";
     if (entry.value("use_pickle", false)) {
-      const c10::IValue value = unpickle(zip_->read(file), path(), file);
+      const c10::IValue value = unpickle(*zip_, file);
       if (!value.isTensor()) damaged(path(), file + " (" + name + ") holds a " + value.tagKind() + ", not a tensor");
       out.emplace(name, value.toTensor().detach());
     } else {
-      out.emplace(name, raw_tensor(zip_->read(file), entry.at("tensor_meta"), where));
+      out.emplace(name, raw_tensor(*zip_, file, entry.at("tensor_meta"), where));
     }
   }
   return out;
@@ -292,7 +312,7 @@ std::map<std::string, at::Tensor> ProgramArchive::read_tensor_folder(const std::
 
 std::map<std::string, at::Tensor> ProgramArchive::read_state() {
   if (prefix_.empty())
-    return tensors_by_name(unpickle(zip_->read("serialized_state_dict.pt"), path(), "serialized_state_dict.pt"),
+    return tensors_by_name(unpickle(*zip_, "serialized_state_dict.pt"),
                            path(), "serialized_state_dict.pt");
   return read_tensor_folder("data/weights/", "model_weights_config.json");
 }
@@ -300,7 +320,7 @@ std::map<std::string, at::Tensor> ProgramArchive::read_state() {
 std::map<std::string, at::Tensor> ProgramArchive::read_constants() {
   if (prefix_.empty()) {
     if (!zip_->has("serialized_constants.pt")) return {};
-    return tensors_by_name(unpickle(zip_->read("serialized_constants.pt"), path(), "serialized_constants.pt"), path(),
+    return tensors_by_name(unpickle(*zip_, "serialized_constants.pt"), path(),
                            "serialized_constants.pt");
   }
   return read_tensor_folder("data/constants/", "model_constants_config.json");
@@ -310,7 +330,7 @@ std::vector<c10::IValue> ProgramArchive::read_example_inputs() {
   const std::string entry = prefix_.empty() ? "serialized_example_inputs.pt" : prefix_ + "data/sample_inputs/model.pt";
   std::vector<c10::IValue> out;
   if (!zip_->has(entry)) return out;
-  flatten_tensors(unpickle(zip_->read(entry), path(), entry), out);
+  flatten_tensors(unpickle(*zip_, entry), out);
   return out;
 }
 
