@@ -48,6 +48,15 @@ class TwoOutputs(nn.Module):
         return torch.relu(self.linear(x)) + self.scale * y, x.sum()
 
 
+def with_parameter_attribute():
+    """A parameter carrying an attribute: torch.save pickles it with its state, a one-entry dict (the
+    SETITEM opcode libtorch 1.13's unpickler lacks); PyTorch 2.6's strict export gives such state to
+    the parameters of models like swin_t (`_dynamo_static_input_type`)."""
+    model = TwoOutputs()
+    model.linear.weight.note = "kept"
+    return model
+
+
 class ConvBlock(nn.Module):
     """Conv, BatchNorm (eval), pooling, a view of a symbolic batch."""
     def __init__(self):
@@ -103,6 +112,8 @@ class Case:
 
 CASES = {
     "two_outputs": Case(1, TwoOutputs, lambda: (torch.randn(2, 4), torch.randn(2, 3)), ["x", "y"]),
+    "parameter_with_attribute": Case(8, with_parameter_attribute, lambda: (torch.randn(2, 4), torch.randn(2, 3)),
+                                     ["x", "y"]),
     "conv_block_dynamic_batch": Case(2, ConvBlock, lambda: (torch.randn(2, 3, 8, 8),), ["x"], dynamic={"x": {0: "batch"}},
                                      compare_args=lambda: (torch.randn(5, 3, 8, 8),)),
     "sdpa_causal": Case(3, lambda: Attention(causal=True), lambda: (torch.randn(2, 6, 32),), ["x"]),
@@ -170,6 +181,21 @@ def build_vendor(out_dir):
     save_arrays(folder, "vendor_model.in", [x])
     save_arrays(folder, "vendor_model.out", [expected])
     library._destroy()
+
+
+def torchvision_model(name):
+    def make():
+        import torchvision
+        return getattr(torchvision.models, name)()
+    return make
+
+
+# For the benchmark of a program's export against its TorchScript file's (docs/benchmarks.md), not
+# the tests: `make_programs.py --bench OUT_DIR`, then tests/programs/against_torchscript.py OUT_DIR --runs 5.
+BENCH_CASES = {
+    name: Case(100 + k, torchvision_model(name), lambda: (torch.randn(1, 3, 224, 224),), ["x"], rtol=1e-3, atol=1e-4)
+    for k, name in enumerate(("resnet50", "vit_b_16", "swin_t"))
+}
 
 
 def dynamic_shapes(case):
@@ -244,11 +270,15 @@ def build(name, out_dir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out_dir", nargs="?", help="directory for the .pt2/.npy/.json fixtures")
-    parser.add_argument("--only", action="append", choices=sorted(CASES), metavar="NAME")
-    parser.add_argument("--skip", action="append", default=[], choices=sorted(CASES), metavar="NAME")
+    parser.add_argument("--only", action="append", choices=sorted({**CASES, **BENCH_CASES}), metavar="NAME")
+    parser.add_argument("--skip", action="append", default=[], choices=sorted({**CASES, **BENCH_CASES}), metavar="NAME")
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     parser.add_argument("--list", action="store_true", help="print the case names and exit")
+    parser.add_argument("--bench", action="store_true", help="write the benchmark's programs (BENCH_CASES) instead")
     options = parser.parse_args()
+    if options.bench:
+        CASES.clear()
+        CASES.update(BENCH_CASES)
     if options.list:
         print("\n".join(CASES))
         return 0
@@ -256,7 +286,7 @@ def main():
         parser.error("OUT_DIR is required")
     print(f"torch {torch.__version__}")
     os.makedirs(options.out_dir, exist_ok=True)
-    if not options.only:
+    if not options.only and not options.bench:
         build_refused(options.out_dir)
         build_vendor(options.out_dir)
     for name in [n for n in options.only or CASES if n not in options.skip]:

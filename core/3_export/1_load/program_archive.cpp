@@ -1,13 +1,14 @@
 #include "3_export/1_load/program_archive.h"
 
 #include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/jit/serialization/import_read.h>
+#include <torch/csrc/jit/serialization/unpickler.h>
 
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <algorithm>
 
 #include "1_base/libtorch_message.h"
+#include "1_base/pickle_setitem.h"
 #include "onnxport/errors.h"
 
 namespace onnxport::core {
@@ -91,8 +92,23 @@ c10::IValue unpickle(ZipArchive& zip, const std::string& entry) {
       object->setSlot(0, std::move(call));
       return object;
     };
-    return unwrap_parameters(torch::jit::readArchiveAndTensors("data", "", "data/", resolve, load,
-                                                               c10::Device(c10::kCPU), reader));
+    // As torch::jit::readArchiveAndTensors reads "data.pkl" and its tensors ("data/N"), with the
+    // pickle's one-entry dicts rewritten for libtorch 1.13's unpickler (pickle_setitem.h).
+    const auto [record, record_size] = reader.getRecord("data.pkl");
+    const std::string pickle =
+        setitem_as_setitems(std::string(static_cast<const char*>(record.get()), record_size));
+    size_t read_so_far = 0;
+    torch::jit::Unpickler unpickler(
+        [&](char* into, size_t n) {
+          n = std::min(n, pickle.size() - read_so_far);
+          std::memcpy(into, pickle.data() + read_so_far, n);
+          read_so_far += n;
+          return n;
+        },
+        resolve, load, [&](const std::string& name) { return std::get<0>(reader.getRecord("data/" + name)); },
+        c10::Device(c10::kCPU));
+    unpickler.set_version(reader.version());
+    return unwrap_parameters(unpickler.parse_ivalue());
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
