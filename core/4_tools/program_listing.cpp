@@ -6,6 +6,7 @@
 
 #include "1_base/torch_tensors.h"
 #include "3_export/1_load/program_archive.h"
+#include "3_export/1_load/program_graph.h"
 #include "onnxport/dtype.h"
 
 namespace onnxport {
@@ -68,7 +69,8 @@ std::string inspect_program_file(const std::string& path) {
   for (const auto& node : graph.at("nodes")) {
     const std::string target = node.at("target");
     ++operators[target];
-    if (target.rfind("torch.ops.higher_order.", 0) == 0) higher_order += (higher_order.empty() ? "" : ", ") + target;
+    if (target.rfind("torch.ops.higher_order.", 0) == 0 && !core::reads_higher_order(target))
+      higher_order += (higher_order.empty() ? "" : ", ") + target;
   }
   out << "operators (" << graph.at("nodes").size() << " nodes):\n";
   for (const auto& [target, count] : operators) out << "  " << target << " x" << count << "\n";

@@ -101,19 +101,52 @@ def mobilenet_v3_small():
     return torchvision.models.mobilenet_v3_small(num_classes=10)
 
 
+class Branches(nn.Module):
+    """torch.cond on the data: a higher-order operator in the program."""
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda t: t.cos(), lambda t: t.sin(), (x,))
+
+
+class Loop(nn.Module):
+    """torch.while_loop: a higher-order operator onnxport does not convert yet."""
+    def forward(self, x):
+        from torch._higher_order_ops.while_loop import while_loop
+        return while_loop(lambda i, t: i < 3, lambda i, t: (i + 1, t * 2), (torch.tensor(0), x))[1]
+
+
+class WithoutGrad(nn.Module):
+    """A torch.no_grad region: wrap_with_set_grad_enabled around a subgraph in the program."""
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.linear(x)
+        with torch.no_grad():
+            z = torch.tanh(y) * 3
+        return z + y
+
+
 class Case:
     def __init__(self, seed, make_model, make_args, names, dynamic=None, compare_args=None, rtol=1e-4, atol=1e-5,
-                 min_torch=(2, 6)):
+                 min_torch=(2, 6), traceable=True):
         self.seed, self.make_model, self.make_args, self.names = seed, make_model, make_args, names
         # dynamic: {input name: {axis: Dim name}} as torch.export's dynamic_shapes takes them
         self.dynamic, self.compare_args = dynamic, compare_args
         self.rtol, self.atol, self.min_torch = rtol, atol, min_torch
+        self.traceable = traceable  # torch.jit.trace can record it (not torch.cond)
 
 
 CASES = {
     "two_outputs": Case(1, TwoOutputs, lambda: (torch.randn(2, 4), torch.randn(2, 3)), ["x", "y"]),
     "parameter_with_attribute": Case(8, with_parameter_attribute, lambda: (torch.randn(2, 4), torch.randn(2, 3)),
                                      ["x", "y"]),
+    # The same program judged on an input for each branch: all positive (cos), all negative (sin).
+    "cond_true_branch": Case(9, Branches, lambda: (torch.randn(2, 3),), ["x"],
+                             compare_args=lambda: (torch.rand(2, 3) + 0.1,), traceable=False),
+    "cond_false_branch": Case(9, Branches, lambda: (torch.randn(2, 3),), ["x"],
+                              compare_args=lambda: (-torch.rand(2, 3) - 0.1,), traceable=False),
+    "no_grad_region": Case(10, WithoutGrad, lambda: (torch.randn(2, 4),), ["x"]),
     "conv_block_dynamic_batch": Case(2, ConvBlock, lambda: (torch.randn(2, 3, 8, 8),), ["x"], dynamic={"x": {0: "batch"}},
                                      compare_args=lambda: (torch.randn(5, 3, 8, 8),)),
     "sdpa_causal": Case(3, lambda: Attention(causal=True), lambda: (torch.randn(2, 6, 32),), ["x"]),
@@ -129,14 +162,8 @@ CASES = {
 }
 
 
-class Branches(nn.Module):
-    """torch.cond on the data: a higher-order operator in the program."""
-    def forward(self, x):
-        return torch.cond(x.sum() > 0, lambda t: t.cos(), lambda t: t.sin(), (x,))
-
-
 # Programs onnxport refuses, each in one line (tests/programs/test_program_cli.py): OUT_DIR/refused/NAME.pt2.
-REFUSED = {"cond": (Branches, lambda: (torch.randn(2, 3),))}
+REFUSED = {"while_loop": (Loop, lambda: (torch.randn(2, 3),))}
 
 
 def build_refused(out_dir):
@@ -233,8 +260,9 @@ def build(name, out_dir):
     pt2 = os.path.join(out_dir, f"{name}.pt2")
     torch.export.save(program, pt2)
     # The same module traced into TorchScript, for tests/programs/against_torchscript.py.
-    with torch.no_grad():
-        torch.jit.trace(model, args, check_trace=False).save(os.path.join(out_dir, f"{name}.traced.pt"))
+    if case.traceable:
+        with torch.no_grad():
+            torch.jit.trace(model, args, check_trace=False).save(os.path.join(out_dir, f"{name}.traced.pt"))
     compare = case.compare_args() if case.compare_args else args
     with torch.no_grad():
         eager = [t.detach() for t in make_models.flatten(program.module()(*compare))]
@@ -257,13 +285,15 @@ def build(name, out_dir):
         "torch": f"{torch.__version__} export",
         "float32_error": make_models.max_difference(eager, reference),
         "program": program_facts(pt2),
-        "torchscript": f"{name}.traced.pt",
-        # the .pt exported as the .pt2 is: the program's inputs at its example sizes, its symbolic dims dynamic
-        "torchscript_args": [arg for input_name, t in zip(case.names, args) for arg in
-                             ("--input", f"{input_name}:{'x'.join(map(str, t.shape))}:float32")]
-                            + [arg for input_name, axes in (case.dynamic or {}).items() for arg in
-                               ("--dynamic-axes", f"{input_name}:" + ",".join(f"{a}={d}" for a, d in axes.items()))],
     }
+    if case.traceable:
+        manifest["torchscript"] = f"{name}.traced.pt"
+        # the .pt exported as the .pt2 is: the program's inputs at its example sizes, its symbolic dims dynamic
+        manifest["torchscript_args"] = (
+            [arg for input_name, t in zip(case.names, args) for arg in
+             ("--input", f"{input_name}:{'x'.join(map(str, t.shape))}:float32")]
+            + [arg for input_name, axes in (case.dynamic or {}).items() for arg in
+               ("--dynamic-axes", f"{input_name}:" + ",".join(f"{a}={d}" for a, d in axes.items()))])
     write_atomically(manifest_path, json.dumps(manifest, indent=2) + "\n")
 
 

@@ -103,7 +103,7 @@ class ProgramErrors(unittest.TestCase):
         self.assertTrue(os.path.getsize(out) > 0)
 
     def test_higher_order_operator(self):
-        self.refused(os.path.join(FIXTURES, "refused", "cond.pt2"), "higher-order operator cond")
+        self.refused(os.path.join(FIXTURES, "refused", "while_loop.pt2"), "higher-order operator while_loop")
 
     def test_unknown_schema_version(self):
         def version_9(program):

@@ -146,7 +146,8 @@ std::string load_failure_hint(const std::string& report) {
 }  // namespace
 
 torch::jit::Module load_torchscript_file(const std::string& path) {
-  require_regular_file(path, "the model", "give the path of a TorchScript file saved with torch.jit.save");
+  require_regular_file(path, "the model",
+                       "give the path of a TorchScript file (torch.jit.save) or a torch.export program (torch.export.save)");
   register_newer_operators_once();  // a newer PyTorch's file may call them
   try {
     return load_torchscript(path);

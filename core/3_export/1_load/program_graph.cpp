@@ -65,7 +65,7 @@ class ProgramGraphBuilder {
  public:
   ProgramGraphBuilder(ProgramArchive& archive, LoadedModel& loaded)
       : archive_(archive), loaded_(loaded), graph_(std::make_shared<torch::jit::Graph>()),
-        values_json_(graph_of(archive).at("tensor_values")) {}
+        values_json_(&graph_of(archive).at("tensor_values")) {}
 
   std::shared_ptr<torch::jit::Graph> build() {
     add_inputs();
@@ -86,7 +86,8 @@ class ProgramGraphBuilder {
   }
 
   void type_value(Value* v, const std::string& name) {
-    if (values_json_.contains(name)) v->setType(tensor_type(values_json_.at(name), "'" + archive_.path() + "': " + name));
+    if (values_json_->contains(name))
+      v->setType(tensor_type(values_json_->at(name), "'" + archive_.path() + "': " + name));
     v->setDebugName(name);  // Python identifiers, valid TorchScript names
     values_[name] = v;
   }
@@ -289,9 +290,110 @@ class ProgramGraphBuilder {
     return false;
   }
 
+  // A subgraph of a higher-order operator (a cond branch, a wrapped region), read into the current
+  // insertion point with `operands` as its inputs; its values live in a scope of their own (torch.export
+  // passes every value a subgraph reads as an operand). Returns its outputs.
+  std::vector<Value*> add_subgraph(const json& subgraph, const std::vector<Value*>& operands, const std::string& where) {
+    const json& inputs = subgraph.at("inputs");
+    if (inputs.size() != operands.size())
+      refuse(where + ": its subgraph takes " + std::to_string(inputs.size()) + " inputs, the node gives " +
+                 std::to_string(operands.size()),
+             "save the program again");
+    std::map<std::string, Value*> outer = std::move(values_);
+    const json* outer_types = values_json_;
+    values_.clear();
+    values_json_ = &subgraph.at("tensor_values");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string name = tensor_name_of(inputs[i]);
+      if (name.empty()) refuse(where + ": a subgraph input that is no tensor (" + inputs[i].dump() + ")", kHint);
+      values_[name] = operands[i];
+    }
+    for (const auto& node : subgraph.at("nodes")) add_node(node);
+    std::vector<Value*> outputs;
+    for (const auto& out : subgraph.at("outputs")) {
+      const std::string name = tensor_name_of(out);
+      if (name.empty()) refuse(where + ": a subgraph output that is no tensor (" + out.dump() + ")", kHint);
+      outputs.push_back(named(name));
+    }
+    values_ = std::move(outer);
+    values_json_ = outer_types;
+    return outputs;
+  }
+
+  // The tensors a higher-order operator's arguments give after its subgraphs, flattened in order.
+  std::vector<Value*> operands_after_graphs(const json& inputs, size_t first) {
+    std::vector<Value*> operands;
+    for (size_t i = first; i < inputs.size(); ++i) {
+      const json& arg = inputs[i].at("arg");
+      if (arg.contains("as_tensors"))
+        for (const auto& t : arg.at("as_tensors")) operands.push_back(named(t.at("name")));
+      else if (arg.contains("as_tensor"))
+        operands.push_back(named(arg.at("as_tensor").at("name")));
+      else
+        refuse("a higher-order operator's operand that is no tensor (" + arg.dump() + ")", kHint);
+    }
+    return operands;
+  }
+
+  // The output names of a node whose outputs are one list ([{"as_tensors": [...]}]) or several.
+  std::vector<std::string> output_names(const json& outputs) {
+    std::vector<std::string> names;
+    for (const auto& out : outputs) {
+      if (out.contains("as_tensors"))
+        for (const auto& t : out.at("as_tensors")) names.push_back(t.at("name"));
+      else
+        names.push_back(tensor_name_of(out));
+    }
+    return names;
+  }
+
+  // torch.cond(pred, true_fn, false_fn, operands) as prim::If, its branches the two subgraphs.
+  void add_cond(const json& node) {
+    const json& inputs = node.at("inputs");
+    if (inputs.size() < 4 || !inputs[1].at("arg").contains("as_graph") || !inputs[2].at("arg").contains("as_graph"))
+      refuse("a torch.cond node that is not (pred, true graph, false graph, operands)", kHint);
+    Value* pred = argument_value(inputs[0].at("arg"), c10::Argument("pred"), "torch.cond");
+    if (pred->type()->kind() == c10::TypeKind::TensorType) {
+      torch::jit::Node* as_bool = graph_->insertNode(graph_->create(c10::aten::Bool, {pred}));
+      as_bool->output()->setType(c10::BoolType::get());
+      pred = as_bool->output();
+    }
+    const std::vector<Value*> operands = operands_after_graphs(inputs, 3);
+    const std::vector<std::string> names = output_names(node.at("outputs"));
+    torch::jit::Node* branch = graph_->insertNode(graph_->create(c10::prim::If, {pred}, names.size()));
+    for (size_t b = 0; b < 2; ++b) {
+      torch::jit::Block* block = branch->addBlock();
+      const torch::jit::WithInsertPoint inside(block);
+      for (Value* out : add_subgraph(inputs[1 + b].at("arg").at("as_graph").at("graph"), operands,
+                                     b == 0 ? "torch.cond's true branch" : "torch.cond's false branch"))
+        block->registerOutput(out);
+      if (block->outputs().size() != names.size())
+        refuse("a torch.cond branch gives " + std::to_string(block->outputs().size()) + " outputs, the node " +
+                   std::to_string(names.size()),
+               "save the program again");
+    }
+    for (size_t i = 0; i < names.size(); ++i) type_value(branch->outputs()[i], names[i]);
+  }
+
+  // A region run with grad on or off (torch.no_grad in the model): the same computation for an
+  // inference graph, so its subgraph is read in place.
+  void add_wrapped(const json& node) {
+    const json& inputs = node.at("inputs");
+    size_t body = 0;
+    while (body < inputs.size() && !inputs[body].at("arg").contains("as_graph")) ++body;
+    if (body == inputs.size()) refuse("a wrap_with_set_grad_enabled node without its subgraph", kHint);
+    const auto outputs = add_subgraph(inputs[body].at("arg").at("as_graph").at("graph"),
+                                      operands_after_graphs(inputs, body + 1), "wrap_with_set_grad_enabled");
+    const std::vector<std::string> names = output_names(node.at("outputs"));
+    if (names.size() != outputs.size()) refuse("wrap_with_set_grad_enabled: outputs do not match its subgraph's", kHint);
+    for (size_t i = 0; i < names.size(); ++i) values_[names[i]] = outputs[i];
+  }
+
   void add_node(const json& node) {
     const std::string target = node.at("target");
     if (is_check(target)) return;
+    if (target == "torch.ops.higher_order.cond") return add_cond(node);  // reads_higher_order's two
+    if (target == "torch.ops.higher_order.wrap_with_set_grad_enabled") return add_wrapped(node);
     c10::Symbol symbol;
     const c10::FunctionSchema* schema = read_as_operator(target, symbol);
     // A view is a reshape that also promises its input's strides allow it. The strides are those of
@@ -383,12 +485,16 @@ class ProgramGraphBuilder {
   ProgramArchive& archive_;
   LoadedModel& loaded_;
   std::shared_ptr<torch::jit::Graph> graph_;
-  const json& values_json_;
-  std::map<std::string, Value*> values_;
+  const json* values_json_;               // the tensor_values of the graph being read
+  std::map<std::string, Value*> values_;  // its values by name
   std::vector<std::string> mutations_;
 };
 
 }  // namespace
+
+bool reads_higher_order(const std::string& target) {
+  return target == "torch.ops.higher_order.cond" || target == "torch.ops.higher_order.wrap_with_set_grad_enabled";
+}
 
 ExportOptions options_for_program(const ProgramArchive& archive, const ExportOptions& options) {
   ExportOptions out = options;
@@ -406,6 +512,10 @@ ExportOptions options_for_program(const ProgramArchive& archive, const ExportOpt
       out.inputs.push_back(spec);
     }
   if (out.output_names.empty()) out.output_names = user_output_names(archive);
+  // A program's torch.cond is control flow its author wrote to be kept: a trace would fix the branch
+  // the example inputs take. Graphs without it have nothing --mode could change.
+  for (const auto& node : graph_of(archive).at("nodes"))
+    if (node.at("target") == "torch.ops.higher_order.cond") out.mode = ExportMode::Script;
   if (out.dynamic_axes.empty()) {
     const auto add_symbols = [&](const std::string& graph_name, const std::string& value_name) {
       if (!values.contains(value_name)) return;

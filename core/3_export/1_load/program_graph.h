@@ -15,7 +15,12 @@
 namespace onnxport::core {
 
 // `options` with what the program says where the user said nothing: its user inputs' and outputs'
-// names, and a dynamic axis for each dim the program keeps symbolic, named after its symbol ("s0").
+// names, and a dynamic axis for each dim the program keeps symbolic, named after its symbol ("s0");
+// script mode when it holds a torch.cond (kept as If whatever --mode says).
+// Whether the reader converts the higher-order operator `target` ("torch.ops.higher_order.cond": as
+// prim::If; wrap_with_set_grad_enabled: its region in place); the others are refused in one line.
+bool reads_higher_order(const std::string& target);
+
 ExportOptions options_for_program(const ProgramArchive& archive, const ExportOptions& options);
 
 // The program as a graph, with example inputs: `inputs` when given, else --input specs when
