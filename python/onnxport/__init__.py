@@ -148,6 +148,11 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
         raise _symbolic_error(raised, e) from e
     finally:
         bridge.forget_python_ops()
+    return _reported(result, verbose)
+
+
+def _reported(result, verbose):
+    """The export's report, its warnings raised as Python warnings, with verbose a one-line summary."""
     for warning in result["warnings"]:
         warnings.warn(warning)
     if verbose:
@@ -177,13 +182,7 @@ def _export_program(program, args, f, options, plugin_dirs, report, verbose):
         with _output_path(f) as path:
             result = json.loads(exporter.export_file(saved, tensors, path, json.dumps(options),
                                                      os.fspath(report) if report is not None else ""))
-    for warning in result["warnings"]:
-        warnings.warn(warning)
-    if verbose:
-        graph = result["graph"]
-        print(f"onnxport: {graph['nodes']} nodes, {graph['initializers']} initializers, opset {graph['opset']}, "
-              f"{result['mode']} mode")
-    return result
+    return _reported(result, verbose)
 
 
 # torch.onnx.export's keywords that only its dynamo path (torch.export, onnxscript) acts on, with
