@@ -33,8 +33,11 @@ sys.path.insert(0, FIXTURES)
 import make_models  # noqa: E402
 from npy_io import save_arrays, write_atomically  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, "..", "zoo"))
+import make_zoo  # noqa: E402
+
 SCRIPTS = [os.path.abspath(__file__), os.path.abspath(make_models.__file__),
-           os.path.abspath(os.path.join(FIXTURES, "npy_io.py"))]
+           os.path.abspath(os.path.join(FIXTURES, "npy_io.py")), os.path.abspath(make_zoo.__file__)]
 
 
 class TwoOutputs(nn.Module):
@@ -225,6 +228,27 @@ BENCH_CASES = {
 }
 
 
+def zoo_model(name):
+    """tests/zoo/make_zoo.py's model NAME as its fixture is made: BatchNorm statistics calibrated, the
+    head scaled (make_models.write_fixture)."""
+    entry = make_zoo.ZOO[name]
+
+    def make():
+        model = entry.make_model()
+        make_models.calibrate_batchnorm(model, lambda: make_models.flatten(entry.make_args()))
+        if entry.head_std is not None:
+            make_models.normalize_head(model, entry.make_args, entry.head_std)
+        return model
+    return make
+
+
+# A part of the zoo as programs (the zoo's other CNNs are resnet18's and mobilenet's kind).
+ZOO_PROGRAMS = ("efficientnet_b0", "convnext_tiny", "vit_b_32", "swin_t", "transformer_encoder", "tiny_gpt")
+CASES.update({f"zoo_{name}": Case(make_zoo.ZOO[name].seed, zoo_model(name), make_zoo.ZOO[name].make_args, ["x"],
+                                  rtol=make_zoo.ZOO[name].rtol, atol=make_zoo.ZOO[name].atol)
+              for name in ZOO_PROGRAMS})
+
+
 def dynamic_shapes(case):
     if not case.dynamic:
         return None
@@ -271,7 +295,10 @@ def build(name, out_dir):
     if make_models.max_difference(eager, module) > 1e-4:
         raise RuntimeError(f"{name}: the program does not compute what its module computes")
     inputs = save_arrays(out_dir, f"{name}.in", list(compare))
-    for entry, input_name in zip(inputs, case.names, strict=True):
+    # The program's own names for its inputs (forward's argument names): the graph inputs' names.
+    program_names = [spec.arg.name for spec in program.graph_signature.input_specs
+                     if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT]
+    for entry, input_name in zip(inputs, program_names, strict=True):
         entry["name"] = input_name
     manifest = {
         "model": f"{name}.pt2",
@@ -290,8 +317,8 @@ def build(name, out_dir):
         manifest["torchscript"] = f"{name}.traced.pt"
         # the .pt exported as the .pt2 is: the program's inputs at its example sizes, its symbolic dims dynamic
         manifest["torchscript_args"] = (
-            [arg for input_name, t in zip(case.names, args) for arg in
-             ("--input", f"{input_name}:{'x'.join(map(str, t.shape))}:float32")]
+            [arg for input_name, t in zip(program_names, args) for arg in
+             ("--input", f"{input_name}:{'x'.join(map(str, t.shape))}:{str(t.dtype).replace('torch.', '')}")]
             + [arg for input_name, axes in (case.dynamic or {}).items() for arg in
                ("--dynamic-axes", f"{input_name}:" + ",".join(f"{a}={d}" for a, d in axes.items()))])
     write_atomically(manifest_path, json.dumps(manifest, indent=2) + "\n")

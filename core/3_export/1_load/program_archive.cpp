@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/serialization/unpickler.h>
 
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <algorithm>
 
@@ -138,6 +139,40 @@ void flatten_tensors(const c10::IValue& value, std::vector<c10::IValue>& out) {
     out.push_back(value);
 }
 
+// Python's json writes the floats inf, -inf and nan as the bare words Infinity, -Infinity and NaN
+// (a masked_fill with -inf), which JSON does not have: each becomes a string, read by program_float.
+std::string with_quoted_non_finite(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < text.size())
+        out.push_back(text[++i]);
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const char* word : {"-Infinity", "Infinity", "NaN"}) {
+      const size_t n = std::strlen(word);
+      if (text.compare(i, n, word) == 0) {
+        out += '"';
+        out += word;
+        out += '"';
+        i += n - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out.push_back(c);
+  }
+  return out;
+}
+
 // A raw tensor of a PT2 archive: its storage's bytes (entry `file`), laid out as its tensor_meta says.
 at::Tensor raw_tensor(ZipArchive& zip, const std::string& file, const json& meta, const std::string& where) {
   const at::ScalarType dtype = program_scalar_type(meta.at("dtype").get<int>(), where);
@@ -183,6 +218,16 @@ at::ScalarType program_scalar_type(int code, const std::string& where) {
                            "types wider than 8 bits have no TorchScript type here)",
                        ErrorContext::with_hint("export the program with another dtype"));
   }
+}
+
+double program_float(const json& value) {
+  if (value.is_number()) return value.get<double>();
+  const std::string word = value.is_string() ? value.get<std::string>() : "";
+  if (word == "Infinity") return std::numeric_limits<double>::infinity();
+  if (word == "-Infinity") return -std::numeric_limits<double>::infinity();
+  if (word == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  throw ModelError("a float of the program that is no number (" + value.dump() + ")",
+                   ErrorContext::with_hint(kResave));
 }
 
 std::vector<int64_t> program_ints(const json& sym_ints, const std::string& where) {
@@ -277,7 +322,7 @@ ProgramArchive::ProgramArchive(const std::string& path) : zip_(std::make_unique<
     throw ModelError("'" + path + "' is a zip archive but holds no torch.export program",
                      ErrorContext::for_file(path, "give a file written by torch.export.save (or a TorchScript file)"));
   try {
-    program_ = std::make_unique<json>(json::parse(zip_->read(program_entry)));
+    program_ = std::make_unique<json>(json::parse(with_quoted_non_finite(zip_->read(program_entry))));
   } catch (const json::exception& e) {
     damaged(path, program_entry + " is not valid JSON (" + e.what() + ")");
   }

@@ -30,6 +30,9 @@ at::ScalarType program_scalar_type(int code, const std::string& where);
 // recorded (the example's size).
 std::vector<int64_t> program_ints(const nlohmann::json& sym_ints, const std::string& where);
 
+// A float of the program: a number, or inf, -inf and nan (written by Python as Infinity, -Infinity, NaN).
+double program_float(const nlohmann::json& value);
+
 // The symbol a symbolic size stands for ("s0"); "" for a number or an expression ("2*s0").
 std::string program_symbol(const nlohmann::json& sym_int);
 // A size as text: "3", "s0", "2*s0".

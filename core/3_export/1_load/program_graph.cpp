@@ -176,11 +176,15 @@ class ProgramGraphBuilder {
     if (kind == "as_none") return graph_->insertConstant(c10::IValue());
     if (kind == "as_tensor") return named(body.at("name"));
     if (kind == "as_int") return graph_->insertConstant(body.get<int64_t>());
-    if (kind == "as_float") return graph_->insertConstant(body.get<double>());
+    if (kind == "as_float") return graph_->insertConstant(program_float(body));
     if (kind == "as_bool") return graph_->insertConstant(body.get<bool>());
     if (kind == "as_string") return graph_->insertConstant(body.get<std::string>());
     if (kind == "as_ints") return graph_->insertConstant(c10::List<int64_t>(body.get<std::vector<int64_t>>()));
-    if (kind == "as_floats") return graph_->insertConstant(c10::List<double>(body.get<std::vector<double>>()));
+    if (kind == "as_floats") {
+      c10::List<double> floats;
+      for (const auto& f : body) floats.push_back(program_float(f));
+      return graph_->insertConstant(floats);
+    }
     if (kind == "as_bools") {
       c10::List<bool> flags;
       for (const auto& b : body) flags.push_back(b.get<bool>());
@@ -232,7 +236,7 @@ class ProgramGraphBuilder {
   Value* symbolic(const json& body) {
     if (body.contains("as_name")) return named(body.at("as_name"));
     if (body.contains("as_int")) return graph_->insertConstant(body.at("as_int").get<int64_t>());
-    if (body.contains("as_float")) return graph_->insertConstant(body.at("as_float").get<double>());
+    if (body.contains("as_float")) return graph_->insertConstant(program_float(body.at("as_float")));
     if (body.contains("as_bool")) return graph_->insertConstant(body.at("as_bool").get<bool>());
     refuse("a symbolic argument onnxport does not read (" + body.dump() + ")", kHint);
   }
