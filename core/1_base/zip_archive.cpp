@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <filesystem>
 
 #include "onnxport/errors.h"
 
@@ -31,6 +32,10 @@ uint64_t little_endian(const char* p, int bytes) {
 }  // namespace
 
 bool ZipArchive::looks_like_zip(const std::string& path) {
+  // Only a regular file is opened here: opening a named pipe would wait for a writer (the loader
+  // then refuses it in one line).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   return in.read(magic, 4) && little_endian(magic, 4) == kLocalHeader;

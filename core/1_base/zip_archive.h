@@ -15,7 +15,7 @@ class ZipArchive {
   // Reads the central directory; a file that is not a zip archive is a ModelError naming it.
   explicit ZipArchive(std::string path);
 
-  // Whether the first bytes of `path` are a zip archive's (a local file header).
+  // Whether `path` is a regular file whose first bytes are a zip archive's (a local file header).
   static bool looks_like_zip(const std::string& path);
 
   const std::string& path() const { return path_; }
