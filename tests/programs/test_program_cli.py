@@ -12,6 +12,7 @@ Environment (set by ctest): ONNXPORT (the CLI), ONNXPORT_TEST_TMP (scratch direc
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -67,6 +68,12 @@ class ProgramOptions(unittest.TestCase):
         inputs, outputs, batch = onnx_io(out)
         self.assertEqual(outputs, ["softmax", "conv2d", "bn"])
         self.assertEqual((inputs, batch), (["x"], "s0"))
+
+    def test_a_torchscript_file_named_pt2_is_read_as_torchscript(self):
+        named = path("traced_named.pt2")
+        shutil.copy(os.path.join(FIXTURES, "two_outputs.traced.pt"), named)
+        r = run("export", named, "-o", path("traced_named.onnx"), "--input", "x:2x4", "--input", "y:2x3")
+        self.assertIn("trace mode", r.stdout)
 
     def test_external_data_opset_report_and_verbose(self):
         out, report = path("external.onnx"), path("external.json")

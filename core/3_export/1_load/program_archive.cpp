@@ -280,8 +280,6 @@ std::string program_dim_ranges(const json& program) {
 
 bool ProgramArchive::holds_program(const std::string& path) {
   if (!ZipArchive::looks_like_zip(path)) return false;
-  // A .pt2 file is read as a program, so that a damaged one gets this reader's errors.
-  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".pt2") == 0) return true;
   try {
     ZipArchive zip(path);
     for (const auto& name : zip.names()) {
@@ -289,9 +287,11 @@ bool ProgramArchive::holds_program(const std::string& path) {
       const auto slash = name.find('/');
       if (slash != std::string::npos && name.compare(slash, std::string::npos, "/archive_format") == 0) return true;
     }
+    return false;  // a TorchScript file, whatever its name
   } catch (const Error&) {
+    // A damaged zip named .pt2 gets this reader's errors; any other, the TorchScript loader's.
+    return path.size() > 4 && path.compare(path.size() - 4, 4, ".pt2") == 0;
   }
-  return false;
 }
 
 ProgramArchive::ProgramArchive(const std::string& path) : zip_(std::make_unique<ZipArchive>(path)) {

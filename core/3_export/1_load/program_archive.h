@@ -49,7 +49,8 @@ class ProgramArchive {
   explicit ProgramArchive(const std::string& path);
   ~ProgramArchive();
 
-  // Whether `path` is a zip archive named .pt2 or holding a torch.export program (not a TorchScript file).
+  // Whether `path` is a zip archive holding a torch.export program (not a TorchScript file), or a
+  // damaged zip archive named .pt2.
   static bool holds_program(const std::string& path);
 
   const std::string& path() const { return zip_->path(); }
