@@ -242,7 +242,7 @@ class ProgramGraphBuilder {
   }
 
   // Names a node output the program gives (a tensor, a symbolic number), typed from the program.
-  void name_output(Value* v, const json& out, const c10::TypePtr& declared) {
+  void name_output(Value* v, const json& out) {
     const std::string kind = kind_of(out);
     if (kind == "as_tensor") {
       type_value(v, out.at("as_tensor").at("name"));
@@ -254,10 +254,8 @@ class ProgramGraphBuilder {
       torch::jit::Node* unpack = graph_->insertNode(graph_->create(c10::prim::ListUnpack, {v}, elements.size()));
       for (size_t i = 0; i < elements.size(); ++i) type_value(unpack->outputs()[i], elements[i].at("name"));
     } else if (kind == "as_optional_tensors") {
-      // (not needed by the programs onnxport reads so far)
-      refuse("an operator returning a list of optional tensors", kHint);
+      refuse("an operator returning a list of optional tensors, which onnxport does not read", kHint);
     }
-    (void)declared;
   }
 
   // Targets read as another TorchScript operator: Python operators on symbolic sizes ("_operator.mul")
@@ -443,10 +441,7 @@ class ProgramGraphBuilder {
              "export it with onnxport built on the PyTorch that wrote the program");
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       n->outputs()[i]->setType(schema->returns()[i].type());
-      if (outputs.size() == 1 && n->outputs().size() == 1)
-        name_output(n->outputs()[0], outputs[0], schema->returns()[0].type());
-      else if (i < outputs.size())
-        name_output(n->outputs()[i], outputs[i], schema->returns()[i].type());
+      if (i < outputs.size()) name_output(n->outputs()[i], outputs[i]);
     }
   }
 
