@@ -33,6 +33,14 @@ std::string argument_name(const json& argument) {
   return argument.dump();
 }
 
+// A constant input's value as Python writes it: 3, 0.5, True, None, "text".
+std::string constant_text(const json& value) {
+  if (!value.is_object() || value.empty() || value.contains("as_none")) return "None";
+  const json& v = value.begin().value();
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  return v.dump();
+}
+
 }  // namespace
 
 bool is_program_file(const std::string& path) { return core::ProgramArchive::holds_program(path); }
@@ -50,6 +58,9 @@ std::string inspect_program_file(const std::string& path) {
     const std::string kind = spec.begin().key();
     if (kind == "user_input")
       inputs << "  " << value_text(values, argument_name(spec.at(kind).at("arg"))) << "\n";
+    else if (kind == "constant_input")
+      inputs << "  " << spec.at(kind).value("name", "?") << " = " << constant_text(spec.at(kind).at("value"))
+             << " (specialized at export: the program holds it as a constant)\n";
     else
       ++held[kind == "parameter" ? "parameters" : kind == "buffer" ? "buffers" : kind == "tensor_constant" ? "constants" : kind];
   }

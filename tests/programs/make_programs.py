@@ -130,6 +130,27 @@ class WithoutGrad(nn.Module):
         return z + y
 
 
+class NumberArguments(nn.Module):
+    """Number and bool arguments, which torch.export specializes: constant inputs of the program."""
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x, n: int, shift: float, positive: bool):
+        y = self.linear(x) * n + shift
+        return y.relu() if positive else -y
+
+
+class SymbolicInt(nn.Module):
+    """An int argument kept symbolic (Dim.DYNAMIC, PyTorch 2.14): a number input of the program."""
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x, repeats: int):
+        return self.linear(x).repeat(1, repeats) * repeats
+
+
 class Case:
     def __init__(self, seed, make_model, make_args, names, dynamic=None, compare_args=None, rtol=1e-4, atol=1e-5,
                  min_torch=(2, 6), traceable=True):
@@ -150,6 +171,13 @@ CASES = {
     "cond_false_branch": Case(9, Branches, lambda: (torch.randn(2, 3),), ["x"],
                               compare_args=lambda: (-torch.rand(2, 3) - 0.1,), traceable=False),
     "no_grad_region": Case(10, WithoutGrad, lambda: (torch.randn(2, 4),), ["x"]),
+    # torch.jit.trace takes tensors only: no TorchScript twin
+    "number_arguments": Case(11, NumberArguments, lambda: (torch.randn(2, 4), 3, -0.25, False), ["x"],
+                             traceable=False),
+    # judged at another number than the example's: a folded one would fail
+    "symbolic_int_argument": Case(12, SymbolicInt, lambda: (torch.randn(2, 4), 2), ["x", "repeats"],
+                                  dynamic={"x": {}, "repeats": "int"}, compare_args=lambda: (torch.randn(2, 4), 3),
+                                  min_torch=(2, 14), traceable=False),
     "conv_block_dynamic_batch": Case(2, ConvBlock, lambda: (torch.randn(2, 3, 8, 8),), ["x"], dynamic={"x": {0: "batch"}},
                                      compare_args=lambda: (torch.randn(5, 3, 8, 8),)),
     "sdpa_causal": Case(3, lambda: Attention(causal=True), lambda: (torch.randn(2, 6, 32),), ["x"]),
@@ -255,6 +283,9 @@ def dynamic_shapes(case):
     dims = {}
     shapes = {}
     for input_name, axes in case.dynamic.items():
+        if axes == "int":
+            shapes[input_name] = torch.export.Dim.DYNAMIC
+            continue
         shapes[input_name] = {axis: dims.setdefault(dim, torch.export.Dim(dim, min=1, max=512)) for axis, dim in axes.items()}
     return shapes
 
@@ -294,10 +325,14 @@ def build(name, out_dir):
         reference = [t.detach() for t in make_models.flatten(copy.deepcopy(model).double()(*make_models.to_float64(compare)))]
     if make_models.max_difference(eager, module) > 1e-4:
         raise RuntimeError(f"{name}: the program does not compute what its module computes")
-    inputs = save_arrays(out_dir, f"{name}.in", list(compare))
-    # The program's own names for its inputs (forward's argument names): the graph inputs' names.
-    program_names = [spec.arg.name for spec in program.graph_signature.input_specs
-                     if spec.kind == torch.export.graph_signature.InputKind.USER_INPUT]
+    # The ONNX file's inputs: the program's tensor inputs and symbolic ints (0-d int64), under the
+    # program's names for them (forward's argument names); numbers specialized at export are constants.
+    signature = torch.export.graph_signature
+    user_specs = [spec for spec in program.graph_signature.input_specs if spec.kind == signature.InputKind.USER_INPUT]
+    fed = [(spec.arg.name, a if isinstance(a, torch.Tensor) else torch.tensor(a))
+           for spec, a in zip(user_specs, compare, strict=True) if not isinstance(spec.arg, signature.ConstantArgument)]
+    inputs = save_arrays(out_dir, f"{name}.in", [t for _, t in fed])
+    program_names = [input_name for input_name, _ in fed]
     for entry, input_name in zip(inputs, program_names, strict=True):
         entry["name"] = input_name
     manifest = {

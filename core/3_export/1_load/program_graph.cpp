@@ -36,11 +36,31 @@ std::string tensor_name_of(const json& argument) {
   return "";
 }
 
+// The name of a user input: a tensor's, or a symbolic int's ("" for any other kind).
+std::string user_input_name(const json& argument) {
+  if (argument.contains("as_sym_int")) return argument.at("as_sym_int").value("as_name", "");
+  return tensor_name_of(argument);
+}
+
 std::vector<std::string> user_input_names(const ProgramArchive& archive) {
   std::vector<std::string> names;
   for (const auto& spec : signature_of(archive).at("input_specs"))
-    if (spec.contains("user_input")) names.push_back(tensor_name_of(spec.at("user_input").at("arg")));
+    if (spec.contains("user_input")) names.push_back(user_input_name(spec.at("user_input").at("arg")));
   return names;
+}
+
+// The archive's example inputs at the program's tensor inputs: its saved arguments flattened hold
+// the constant inputs' values too, in input-spec order.
+std::vector<c10::IValue> example_tensor_inputs(ProgramArchive& archive) {
+  std::vector<c10::IValue> saved = archive.read_example_inputs();
+  std::vector<bool> is_tensor;
+  for (const auto& spec : signature_of(archive).at("input_specs"))
+    if (spec.contains("user_input") || spec.contains("constant_input")) is_tensor.push_back(spec.contains("user_input"));
+  if (saved.size() != is_tensor.size()) return saved;  // the input count check says what is wrong
+  std::vector<c10::IValue> tensors;
+  for (size_t i = 0; i < saved.size(); ++i)
+    if (is_tensor[i]) tensors.push_back(std::move(saved[i]));
+  return tensors;
 }
 
 std::vector<std::string> user_output_names(const ProgramArchive& archive) {
@@ -119,13 +139,26 @@ class ProgramGraphBuilder {
       } else if (kind == "tensor_constant") {
         const std::string path = body.at("tensor_constant_name");
         constant_tensor(tensor(path, "constant"), body.at("arg").at("name"), path);
+      } else if (kind == "user_input" && body.at("arg").contains("as_sym_int")) {
+        // An int argument torch.export keeps symbolic (Dim.DYNAMIC): a number input of the graph,
+        // which the export makes a 0-d int64 input as --dynamic-numbers does.
+        Value* number = graph_->addInput();
+        number->setType(c10::IntType::get());
+        const std::string name = body.at("arg").at("as_sym_int").value("as_name", "");
+        if (name.empty()) refuse("a symbolic int input without a name (" + body.dump() + ")", kHint);
+        number->setDebugName(name);
+        values_[name] = number;
       } else if (kind == "user_input") {
         const std::string name = tensor_name_of(body.at("arg"));
         if (name.empty())
-          refuse("the program takes a user input that is no tensor (" + body.at("arg").dump() +
-                     "); onnxport reads programs whose user inputs are tensors",
-                 "export a program whose inputs are tensors (numbers as constants)");
+          refuse("the program takes a user input that is neither a tensor nor a symbolic int (" +
+                     body.at("arg").dump() + ")",
+                 "export the program with that argument fixed (left out of dynamic_shapes), which makes it a "
+                 "constant");
         type_value(graph_->addInput(), name);
+      } else if (kind == "constant_input") {
+        // A number, bool, string or None argument, specialized at export: the nodes that read it
+        // hold its value, as a TorchScript export folds such an argument.
       } else {
         refuse("the program takes an input of kind '" + kind + "' (" + body.dump().substr(0, 120) +
                    "), which onnxport does not read",
@@ -499,6 +532,11 @@ ExportOptions options_for_program(const ProgramArchive& archive, const ExportOpt
   ExportOptions out = options;
   const json& values = graph_of(archive).at("tensor_values");
   const auto inputs = user_input_names(archive);
+  std::map<std::string, int64_t> symbolic_ints;  // symbolic int values with their example value
+  if (graph_of(archive).contains("sym_int_values"))
+    for (const auto& [name, value] : graph_of(archive).at("sym_int_values").items())
+      if (value.contains("as_int") || (value.contains("as_expr") && value.at("as_expr").contains("hint")))
+        symbolic_ints[name] = program_ints(json::array({value}), name).front();
   if (out.inputs.empty())
     for (size_t i = 0; i < inputs.size(); ++i) {
       const std::string& name = inputs[i];
@@ -507,14 +545,21 @@ ExportOptions options_for_program(const ProgramArchive& archive, const ExportOpt
       if (values.contains(name)) {
         spec.shape = program_ints(values.at(name).at("sizes"), name);
         spec.dtype = dtype_of(program_scalar_type(values.at(name).at("dtype").get<int>(), name));
+      } else if (symbolic_ints.count(name)) {
+        spec.kind = InputSpec::Kind::Value;
+        spec.value_type = "int";
+        spec.values = {std::to_string(symbolic_ints.at(name))};
       }
       out.inputs.push_back(spec);
     }
   if (out.output_names.empty()) out.output_names = user_output_names(archive);
   // A program's torch.cond is control flow its author wrote to be kept: a trace would fix the branch
-  // the example inputs take. Graphs without it have nothing --mode could change.
+  // the example inputs take; so would it the numbers a symbolic int input gives. Graphs without
+  // either have nothing --mode could change.
   for (const auto& node : graph_of(archive).at("nodes"))
     if (node.at("target") == "torch.ops.higher_order.cond") out.mode = ExportMode::Script;
+  for (const auto& name : inputs)
+    if (symbolic_ints.count(name)) out.mode = ExportMode::Script;
   if (out.dynamic_axes.empty()) {
     const auto add_symbols = [&](const std::string& graph_name, const std::string& value_name) {
       if (!values.contains(value_name)) return;
@@ -545,7 +590,7 @@ LoadedModel load_program(ProgramArchive& archive, const ExportOptions& options_a
   else if (!options_as_given.inputs.empty())
     loaded.inputs = make_example_inputs(options_as_given.inputs, options_as_given.seed);
   else
-    loaded.inputs = archive.read_example_inputs();
+    loaded.inputs = example_tensor_inputs(archive);
   if (loaded.inputs.size() != expected)
     throw ConfigError("the program takes " + std::to_string(expected) + " inputs; " +
                           std::to_string(loaded.inputs.size()) +
@@ -565,7 +610,9 @@ torch::jit::Module program_module(ProgramArchive& archive) {
   std::vector<c10::Argument> arguments{c10::Argument("self", module.type())};
   const auto names = user_input_names(archive);
   for (size_t i = 1; i < graph->inputs().size(); ++i)
-    arguments.emplace_back(i - 1 < names.size() ? names[i - 1] : "input" + std::to_string(i), c10::TensorType::get());
+    arguments.emplace_back(i - 1 < names.size() ? names[i - 1] : "input" + std::to_string(i),
+                           graph->inputs()[i]->type()->kind() == c10::TypeKind::IntType ? c10::TypePtr(c10::IntType::get())
+                                                                                       : c10::TypePtr(c10::TensorType::get()));
   const c10::FunctionSchema schema("forward", "", std::move(arguments),
                                    {c10::Argument("", graph->outputs()[0]->type())});
   define_forward(module, graph, schema);
