@@ -110,7 +110,12 @@ class ProgramErrors(unittest.TestCase):
         self.assertTrue(os.path.getsize(out) > 0)
 
     def test_higher_order_operator(self):
-        self.refused(os.path.join(FIXTURES, "refused", "while_loop.pt2"), "higher-order operator while_loop")
+        def mapped(program):  # torch.map's operator in place of the relu
+            for node in program["graph_module"]["graph"]["nodes"]:
+                if node["target"] == "torch.ops.aten.relu.default":
+                    node["target"] = "torch.ops.higher_order.map_impl"
+            return program
+        self.refused(edited("map.pt2", mapped), "higher-order operator map_impl")
 
     def test_unknown_schema_version(self):
         def version_9(program):

@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <set>
 
 #include "1_base/torch_release.h"
@@ -305,6 +306,9 @@ class ProgramGraphBuilder {
         {"torch.sym_min", "prim::min.int"},       {"torch.ops.aten.sym_size.int", "aten::size.int"},
         {"torch.ops.aten.sym_numel.default", "aten::numel"},
         {"torch.ops.aten.reshape.default", "aten::reshape"},
+        // Values are the same after it; the grad flag it clears has no ONNX form. torch.export writes it
+        // on a lifted constant's fresh copy (torch.tensor(0) in the model).
+        {"torch.ops.aten.detach_.default", "aten::detach"},
     };
     const auto found = ops.find(target);
     if (found == ops.end()) return nullptr;
@@ -387,12 +391,7 @@ class ProgramGraphBuilder {
     const json& inputs = node.at("inputs");
     if (inputs.size() < 4 || !inputs[1].at("arg").contains("as_graph") || !inputs[2].at("arg").contains("as_graph"))
       refuse("a torch.cond node that is not (pred, true graph, false graph, operands)", kHint);
-    Value* pred = argument_value(inputs[0].at("arg"), c10::Argument("pred"), "torch.cond");
-    if (pred->type()->kind() == c10::TypeKind::TensorType) {
-      torch::jit::Node* as_bool = graph_->insertNode(graph_->create(c10::aten::Bool, {pred}));
-      as_bool->output()->setType(c10::BoolType::get());
-      pred = as_bool->output();
-    }
+    Value* pred = as_condition(argument_value(inputs[0].at("arg"), c10::Argument("pred"), "torch.cond"));
     const std::vector<Value*> operands = operands_after_graphs(inputs, 3);
     const std::vector<std::string> names = output_names(node.at("outputs"));
     torch::jit::Node* branch = graph_->insertNode(graph_->create(c10::prim::If, {pred}, names.size()));
@@ -408,6 +407,59 @@ class ProgramGraphBuilder {
                "save the program again");
     }
     for (size_t i = 0; i < names.size(); ++i) type_value(branch->outputs()[i], names[i]);
+  }
+
+  // The bool a 0-d tensor predicate gives (torch.cond's and while_loop's conditions are tensors).
+  Value* as_condition(Value* pred) {
+    if (pred->type()->kind() != c10::TypeKind::TensorType) return pred;
+    torch::jit::Node* as_bool = graph_->insertNode(graph_->create(c10::aten::Bool, {pred}));
+    as_bool->output()->setType(c10::BoolType::get());
+    return as_bool->output();
+  }
+
+  // torch.while_loop(cond, body, carried, additional) as prim::Loop (ONNX Loop): the condition read
+  // once before the loop and again at the end of each turn, on the values the body carries on;
+  // `additional` (the parameters the functions read) is read from the enclosing graph.
+  void add_while_loop(const json& node) {
+    const json& inputs = node.at("inputs");
+    if (inputs.size() != 4 || !inputs[0].at("arg").contains("as_graph") || !inputs[1].at("arg").contains("as_graph"))
+      refuse("a while_loop node that is not (cond graph, body graph, carried, additional)", kHint);
+    const json& cond = inputs[0].at("arg").at("as_graph").at("graph");
+    const json& body = inputs[1].at("arg").at("as_graph").at("graph");
+    const std::vector<Value*> carried = operands_after_graphs(inputs, 2);
+    const size_t carried_count = carried.size() - operands_after_graphs(inputs, 3).size();
+    const std::vector<Value*> additional(carried.begin() + carried_count, carried.end());
+    const auto with_additional = [&](std::vector<Value*> values) {
+      values.insert(values.end(), additional.begin(), additional.end());
+      return values;
+    };
+    const auto condition = [&](const std::vector<Value*>& state) {
+      const auto out = add_subgraph(cond, with_additional(state), "while_loop's condition");
+      if (out.size() != 1) refuse("while_loop's condition gives " + std::to_string(out.size()) + " outputs", kHint);
+      return as_condition(out[0]);
+    };
+    const std::vector<Value*> start(carried.begin(), carried.begin() + carried_count);
+    Value* first = condition(start);
+    std::vector<Value*> loop_inputs{graph_->insertConstant(std::numeric_limits<int64_t>::max()), first};
+    loop_inputs.insert(loop_inputs.end(), start.begin(), start.end());
+    torch::jit::Node* loop = graph_->insertNode(graph_->create(c10::prim::Loop, loop_inputs, carried_count));
+    torch::jit::Block* block = loop->addBlock();
+    block->addInput()->setType(c10::IntType::get());  // the turn count, unread
+    std::vector<Value*> state;
+    for (Value* v : start) state.push_back(block->addInput()->setType(v->type()));
+    {
+      const torch::jit::WithInsertPoint inside(block);
+      const std::vector<Value*> next = add_subgraph(body, with_additional(state), "while_loop's body");
+      if (next.size() != carried_count)
+        refuse("while_loop's body gives " + std::to_string(next.size()) + " values for " +
+                   std::to_string(carried_count) + " carried",
+               "save the program again");
+      block->registerOutput(condition(next));
+      for (Value* v : next) block->registerOutput(v);
+    }
+    const std::vector<std::string> names = output_names(node.at("outputs"));
+    if (names.size() != carried_count) refuse("while_loop: outputs do not match its carried values", kHint);
+    for (size_t i = 0; i < names.size(); ++i) type_value(loop->outputs()[i], names[i]);
   }
 
   // A region run with grad on or off (torch.no_grad in the model): the same computation for an
@@ -427,8 +479,9 @@ class ProgramGraphBuilder {
   void add_node(const json& node) {
     const std::string target = node.at("target");
     if (is_check(target)) return;
-    if (target == "torch.ops.higher_order.cond") return add_cond(node);  // reads_higher_order's two
+    if (target == "torch.ops.higher_order.cond") return add_cond(node);  // the higher-order operators reads_higher_order names
     if (target == "torch.ops.higher_order.wrap_with_set_grad_enabled") return add_wrapped(node);
+    if (target == "torch.ops.higher_order.while_loop") return add_while_loop(node);
     c10::Symbol symbol;
     const c10::FunctionSchema* schema = read_as_operator(target, symbol);
     // A view is a reshape that also promises its input's strides allow it. The strides are those of
@@ -525,7 +578,8 @@ class ProgramGraphBuilder {
 }  // namespace
 
 bool reads_higher_order(const std::string& target) {
-  return target == "torch.ops.higher_order.cond" || target == "torch.ops.higher_order.wrap_with_set_grad_enabled";
+  return target == "torch.ops.higher_order.cond" || target == "torch.ops.higher_order.wrap_with_set_grad_enabled" ||
+         target == "torch.ops.higher_order.while_loop";
 }
 
 ExportOptions options_for_program(const ProgramArchive& archive, const ExportOptions& options) {
@@ -557,7 +611,8 @@ ExportOptions options_for_program(const ProgramArchive& archive, const ExportOpt
   // the example inputs take; so would it the numbers a symbolic int input gives. Graphs without
   // either have nothing --mode could change.
   for (const auto& node : graph_of(archive).at("nodes"))
-    if (node.at("target") == "torch.ops.higher_order.cond") out.mode = ExportMode::Script;
+    if (node.at("target") == "torch.ops.higher_order.cond" || node.at("target") == "torch.ops.higher_order.while_loop")
+      out.mode = ExportMode::Script;
   for (const auto& name : inputs)
     if (symbolic_ints.count(name)) out.mode = ExportMode::Script;
   if (out.dynamic_axes.empty()) {
