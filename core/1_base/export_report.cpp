@@ -102,6 +102,7 @@ std::string export_report_json(const ReportInput& in) {
   j["extra_outputs"] = extra;
   j["fallback_nodes"] = r.fallback_ops;
   j["core_nodes"] = r.core_ops;
+  j["unchecked_nodes"] = r.unchecked_ops;
   j["passes"] = r.pass_results;
   j["dynamic_axes_checks"] = r.dynamic_checks;
   j["warnings"] = r.warnings;
@@ -159,6 +160,9 @@ std::string export_report_markdown(const ReportInput& in) {
   std::vector<std::string> fallbacks;
   for (const auto& [op, n] : r.fallback_ops) fallbacks.push_back("`" + op + "` x" + std::to_string(n));
   list("Fallback nodes", fallbacks);
+  std::vector<std::string> unchecked;
+  for (const auto& [op, n] : r.unchecked_ops) unchecked.push_back("`" + op + "` x" + std::to_string(n));
+  list("Nodes no ONNX schema checks", unchecked);
   std::vector<std::string> extra;
   for (const auto& e : r.extra_outputs)
     extra.push_back("`" + e.output + "` " + e.type + " from " + e.kind + " `" + e.spec + "`");

@@ -147,6 +147,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
 
       report_.fallback_ops = converted.fallback_ops;
       report_.core_ops = converted.core_ops;
+      report_.unchecked_ops = converted.unchecked_ops;
       describe_model(model, report_);
       if (options_.verbose) report_.graph_text = print_graph(build_model_proto(model, meta, true), &model);
       // The checker sees the structure, with initializers pointing at where their bytes were

@@ -13,6 +13,7 @@ Every exported model that ONNX Runtime can run is compared with PyTorch there (o
 runs com.microsoft's contrib ops). Environment: that of test_package.py, plus ONNXPORT_TEST_OPS
 (the test op library, tests/python/test_ops) and ONNXPORT_UNIT_GOOD_PACK (a C++ op pack).
 """
+import json
 import os
 import shutil
 import subprocess
@@ -128,6 +129,36 @@ import a_module_nobody_has
 # taking it cannot be written there.
 NEEDS_SYMBOLIC_CONTEXT = unittest.skipUnless(hasattr(torch.onnx, "SymbolicContext"),
                                              "PyTorch 2 has no torch.onnx.SymbolicContext")
+
+
+# A quantization toolkit's symbolics (MQBench's deploy flow): fake quantization exported as ops of the
+# default domain that ONNX does not define, which the toolkit's own passes rewrite for each backend.
+FAKE_QUANT_PACK = """\
+import torch
+from torch.onnx import register_custom_op_symbolic, symbolic_helper
+
+
+@symbolic_helper.parse_args("v", "f", "i", "i", "i")
+def fake_quantize(g, x, scale, zero_point, quant_min, quant_max):
+    return g.op("::FixedPerTensorAffine", x, g.op("Constant", value_t=torch.tensor(scale)),
+                g.op("Constant", value_t=torch.tensor(zero_point)), quant_min_i=quant_min, quant_max_i=quant_max)
+
+
+# at 13, where torch.onnx's own symbolic for it is registered: the custom one takes its place
+register_custom_op_symbolic("::fake_quantize_per_tensor_affine", fake_quantize, 13)
+"""
+
+
+class FakeQuantModel(torch.nn.Module):
+    def forward(self, x):
+        y = torch.fake_quantize_per_tensor_affine(x, 0.05, 0, -128, 127)
+        return torch.fake_quantize_per_tensor_affine(torch.relu(y) * 2, 0.1, 3, 0, 255)
+
+
+def undefined_op_nodes(onnx_file):
+    """(domain, op, attributes) of the FixedPerTensorAffine nodes, in order."""
+    return [(n.domain, n.op_type, sorted((a.name, a.i) for a in n.attribute))
+            for n in onnx.load(onnx_file).graph.node if n.op_type == "FixedPerTensorAffine"]
 
 
 class GeluModel(torch.nn.Module):
@@ -281,6 +312,37 @@ class CliPythonPackTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn(("com.microsoft", "Gelu"), nodes(out))
 
+    def test_an_op_onnx_does_not_define_is_written_with_a_warning_and_listed(self):
+        packs = path("fake_quant_packs")
+        write_pack(packs, "fake_quant.py", FAKE_QUANT_PACK)
+        torch.jit.trace(FakeQuantModel(), (self.x,)).save(path("fake_quant.pt"))
+        out, report = path("fake_quant.onnx"), path("fake_quant.json")
+        r = cli("export", path("fake_quant.pt"), "-o", out, "--input", "x=" + path("x.npy"), "--plugin-dir", packs,
+                "--opset", "13", "--report", report)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(undefined_op_nodes(out), [("", "FixedPerTensorAffine", [("quant_max", 127), ("quant_min", -128)]),
+                                                   ("", "FixedPerTensorAffine", [("quant_max", 255), ("quant_min", 0)])])
+        self.assertIn("checker ok", r.stdout)
+        warning = [line for line in r.stderr.splitlines() if "ONNX defines no operator" in line]
+        self.assertEqual(len(warning), 1, r.stderr)
+        for words in ("ONNX defines no operator 'FixedPerTensorAffine'", "2 nodes",
+                      "aten::fake_quantize_per_tensor_affine", "fake_quant.py"):
+            self.assertIn(words, warning[0])
+        with open(report) as fh:
+            self.assertEqual(json.load(fh)["unchecked_nodes"], {"FixedPerTensorAffine": 2})
+        checked = cli("check", out)
+        self.assertEqual(checked.returncode, 0, checked.stderr)
+        self.assertIn("not checked, ops ONNX does not define: FixedPerTensorAffine x2", checked.stdout)
+        # an op ONNX defines from a later opset stays an error naming that opset
+        late = path("late_packs")
+        write_pack(late, "late.py", FAKE_QUANT_PACK.replace("::FixedPerTensorAffine", "::LayerNormalization"))
+        r = cli("export", path("fake_quant.pt"), "-o", path("late.onnx"), "--input", "x=" + path("x.npy"),
+                "--plugin-dir", late, "--opset", "13")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("ONNX has no operator 'LayerNormalization' at opset 13", r.stderr)
+        self.assertIn("--opset 17", r.stderr)
+        self.assertFalse(os.path.exists(path("late.onnx")))
+
     def test_two_python_packs_mapping_one_op_is_an_error_naming_both(self):
         twice = path("twice")
         write_pack(twice, "a_contrib.py", CONTRIB_PACK)
@@ -353,6 +415,23 @@ class PackageSymbolicsTest(unittest.TestCase):
 
     def custom_ops(self, onnx_file):
         return sorted(op for op in nodes(onnx_file) if op[0] not in ("", "ai.onnx"))
+
+    def test_an_op_onnx_does_not_define_is_written_as_torch_onnx_writes_it(self):
+        namespace = {}
+        exec(FAKE_QUANT_PACK, namespace)  # registers the symbolic in this process
+        mine, theirs = path("fake_quant.onnxport.onnx"), path("fake_quant.torch.onnx")
+        try:
+            onnxport.export(FakeQuantModel(), (self.x,), mine, opset_version=13)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                # torch.onnx writes the file, then its checker raises on the op ONNX does not define
+                with self.assertRaises(Exception):
+                    torch.onnx.export(FakeQuantModel(), (self.x,), theirs, opset_version=13)
+        finally:
+            unregister_custom_op_symbolic("::fake_quantize_per_tensor_affine", 13)
+        self.assertEqual(len(undefined_op_nodes(mine)), 2)
+        self.assertEqual(undefined_op_nodes(mine), undefined_op_nodes(theirs))
+        self.assertEqual(sorted(nodes(mine)), sorted(nodes(theirs)))
 
     def test_dispatch_per_opset_matches_torch_onnx(self):
         def gelu(g, self, approximate="none"):

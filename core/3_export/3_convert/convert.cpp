@@ -4,7 +4,9 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
+#include "3_export/3_convert/custom_schemas.h"
 #include "3_export/3_convert/extra_outputs.h"
 #include "3_export/3_convert/fallback.h"
 #include "2_eval/fold_kernels.h"
@@ -225,6 +227,33 @@ std::string joined_names(const std::vector<GraphIO>& values) {
 // Every name --dynamic-axes gives must be a graph input or output (with
 // ignore_unknown_dynamic_axes, as in torch.onnx, one that is not is a warning), and every axis must
 // be one of its dims: otherwise the model would be written without the dynamic axis asked for.
+// Nodes no schema checks: ops of the default domain ONNX does not define, and custom-domain ops no pack
+// declared a schema for. Each op (with the pack and torch op that made it) gets one warning.
+void note_unchecked_ops(const OnnxModel& model, ConvertStats& stats) {
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> made;  // (op, pack, torch op) -> nodes
+  std::map<std::string, std::string> pack_files;
+  for (const auto& node : model.nodes) {
+    const auto& p = node.proto;
+    const bool undefined = is_standard_domain(p) ? !onnx_defines(p.op_type()) : !has_custom_schema(p.domain(), p.op_type());
+    if (!undefined || stats.fallback_ops.count(node.origin.torch_op)) continue;  // fallbacks are listed as such
+    const std::string op = is_standard_domain(p) ? p.op_type() : p.domain() + "::" + p.op_type();
+    ++stats.unchecked_ops[op];
+    ++made[{op, node.origin.pack, node.origin.torch_op}];
+    pack_files[node.origin.pack] = node.origin.pack_file;
+  }
+  for (const auto& [key, n] : made) {
+    const auto& [op, pack, torch_op] = key;
+    const bool standard = op.find("::") == std::string::npos;
+    stats.warnings.push_back(
+        (standard ? "ONNX defines no operator '" + op + "': written in the default domain as torch.onnx writes it"
+                  : "'" + op + "' has no schema (its pack declares none): written as it is") +
+        " (" + std::to_string(n) + (n == 1 ? " node" : " nodes") + ", from " + (torch_op.empty() ? "?" : torch_op) +
+        " by op pack '" + (pack.empty() ? "core" : pack) + "'" +
+        (pack_files[pack].empty() ? "" : " (" + pack_files[pack] + ")") +
+        "); ONNX's checker passes over it and a runtime needs its own kernel for it");
+  }
+}
+
 void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o, std::vector<std::string>& warnings) {
   for (const auto& [name, axes] : o.dynamic_axes) {
     const GraphIO* value = nullptr;
@@ -400,6 +429,7 @@ ConvertStats Converter::run() {
   for (size_t i = declared; i < model_.outputs.size(); ++i)
     if (!model_.outputs[i].sequence) apply_dynamic_axes(model_.outputs[i].type, model_.outputs[i].name, o);
   check_dynamic_axes(model_, o, stats_.warnings);
+  note_unchecked_ops(model_, stats_);
   return stats_;
 }
 

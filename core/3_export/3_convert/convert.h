@@ -33,6 +33,8 @@ struct ConvertStats {
   std::vector<std::pair<const torch::jit::Value*, std::string>> value_names;
   std::vector<ExtraOutputReport> extra_outputs;  // --extra-outputs, as added
   std::vector<std::string> warnings;             // what the export went on without (ignored dynamic_axes names)
+  // ops no schema checks ("FixedPerTensorAffine", "com.vendor::Op") -> nodes: see note_unchecked_ops
+  std::map<std::string, size_t> unchecked_ops;
 };
 
 // Builds `model` from the prepared graph: graph inputs and outputs, every node through its

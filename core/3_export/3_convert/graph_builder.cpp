@@ -280,6 +280,8 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
   if (domain.empty()) {
     if (model_.opset_imports.count(domain) == 0) model_.opset_imports[domain] = options_.opset;
     verify_schema(node, domain);
+    if (!onnx_defines(op_type))  // written as torch.onnx writes it; convert_to_onnx warns and lists it
+      for (const auto& out : node.proto.output()) schemaless_outputs_.insert(out);
     if (has_subgraphs)
       type_control_flow_outputs(node.proto, outs);
     else
@@ -490,6 +492,9 @@ void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain
   const std::string op = domain.empty() ? node.proto.op_type() : domain + "::" + node.proto.op_type();
   const auto* schema = onnx::OpSchemaRegistry::Schema(node.proto.op_type(), version, domain);
   if (!schema) {
+    // An op no ONNX opset defines, in the default domain (MQBench's FixedPerTensorAffine): torch.onnx
+    // writes it, and the deployment tools that asked for it rewrite it. Only its name is known.
+    if (domain.empty() && !onnx_defines(node.proto.op_type())) return;
     // The op's first version, not its latest (Schema(op, domain)): ONNX 1.17 has GridSample-20 and
     // -22, and the opset to ask for is 16, where it began.
     const onnx::OpSchema* first = nullptr;

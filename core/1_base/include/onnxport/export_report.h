@@ -38,6 +38,9 @@ struct ExportReport {
   std::string checker = "skipped";  // "ok" once the ONNX checker and shape inference accepted the file
   std::map<std::string, size_t> fallback_ops;  // torch op -> nodes kept as ATen/fallthrough nodes
   std::map<std::string, size_t> core_ops;      // torch op -> nodes the core converted itself (prim::If, ...)
+  // ops no schema checks -> nodes: default-domain ops ONNX does not define ("FixedPerTensorAffine"),
+  // custom-domain ops without a declared schema ("com.vendor::Op")
+  std::map<std::string, size_t> unchecked_ops;
   std::string graph_text;                      // readable graph (filled with options.verbose)
   std::string mode;                            // "trace" or "script": what was exported
   std::string mode_reason;                     // why (for --mode auto), and what the graph holds
