@@ -157,12 +157,13 @@ std::string export_report_markdown(const ReportInput& in) {
     md += std::string("\n## ") + title + "\n\n";
     for (const auto& item : items) md += "- " + item + "\n";
   };
-  std::vector<std::string> fallbacks;
-  for (const auto& [op, n] : r.fallback_ops) fallbacks.push_back("`" + op + "` x" + std::to_string(n));
-  list("Fallback nodes", fallbacks);
-  std::vector<std::string> unchecked;
-  for (const auto& [op, n] : r.unchecked_ops) unchecked.push_back("`" + op + "` x" + std::to_string(n));
-  list("Nodes no ONNX schema checks", unchecked);
+  const auto counted = [](const std::map<std::string, size_t>& ops) {
+    std::vector<std::string> items;
+    for (const auto& [op, n] : ops) items.push_back("`" + op + "` x" + std::to_string(n));
+    return items;
+  };
+  list("Fallback nodes", counted(r.fallback_ops));
+  list("Nodes no ONNX schema checks", counted(r.unchecked_ops));
   std::vector<std::string> extra;
   for (const auto& e : r.extra_outputs)
     extra.push_back("`" + e.output + "` " + e.type + " from " + e.kind + " `" + e.spec + "`");

@@ -124,24 +124,6 @@ bool is_standard_domain(const onnx::NodeProto& node) { return node.domain().empt
 
 bool onnx_defines(const std::string& op_type) { return onnx::OpSchemaRegistry::Schema(op_type, "") != nullptr; }
 
-namespace {
-void count_undefined_ops(const onnx::GraphProto& graph, std::map<std::string, size_t>& ops) {
-  for (const auto& node : graph.node()) {
-    if (is_standard_domain(node) && !onnx_defines(node.op_type())) ++ops[node.op_type()];
-    for (const auto& a : node.attribute()) {
-      if (a.has_g()) count_undefined_ops(a.g(), ops);
-      for (const auto& g : a.graphs()) count_undefined_ops(g, ops);
-    }
-  }
-}
-}  // namespace
-
-std::map<std::string, size_t> ops_onnx_does_not_define(const onnx::GraphProto& graph) {
-  std::map<std::string, size_t> ops;
-  count_undefined_ops(graph, ops);
-  return ops;
-}
-
 void replace_uses(onnx::NodeProto& node, const std::unordered_map<std::string, std::string>& renames) {
   if (renames.empty()) return;
   for (auto& name : *node.mutable_input())

@@ -101,8 +101,6 @@ bool is_standard_domain(const onnx::NodeProto& node);
 // default domain whose op it does not define (MQBench's FixedPerTensorAffine, written as torch.onnx
 // writes it) has no schema to check it by: the export warns of it and the checker passes over it.
 bool onnx_defines(const std::string& op_type);
-// Such nodes of a graph and its sub-graphs, by op type.
-std::map<std::string, size_t> ops_onnx_does_not_define(const onnx::GraphProto& graph);
 // Replaces every read of a name in `renames` (node inputs, sub-graph captures) by its new name.
 // Graph outputs and the nodes' own outputs are left alone.
 void replace_uses(std::vector<OnnxNode>& nodes, const std::unordered_map<std::string, std::string>& renames);

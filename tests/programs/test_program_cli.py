@@ -44,6 +44,16 @@ def same(program):
     return program
 
 
+def relu_renamed(target):
+    """A change for `edited`: the program's relu node calls `target` instead."""
+    def change(program):
+        for node in program["graph_module"]["graph"]["nodes"]:
+            if node["target"] == "torch.ops.aten.relu.default":
+                node["target"] = target
+        return program
+    return change
+
+
 def onnx_io(onnx_file):
     """(input names, output names, the first input's first dim_param) of an ONNX file, read with
     /usr/bin/python3's onnx."""
@@ -110,12 +120,8 @@ class ProgramErrors(unittest.TestCase):
         self.assertTrue(os.path.getsize(out) > 0)
 
     def test_higher_order_operator(self):
-        def mapped(program):  # torch.map's operator in place of the relu
-            for node in program["graph_module"]["graph"]["nodes"]:
-                if node["target"] == "torch.ops.aten.relu.default":
-                    node["target"] = "torch.ops.higher_order.map_impl"
-            return program
-        self.refused(edited("map.pt2", mapped), "higher-order operator map_impl")
+        self.refused(edited("map.pt2", relu_renamed("torch.ops.higher_order.map_impl")),  # torch.map's operator
+                     "higher-order operator map_impl")
 
     def test_unknown_schema_version(self):
         def version_9(program):
@@ -124,12 +130,7 @@ class ProgramErrors(unittest.TestCase):
         self.refused(edited("version9.pt2", version_9), "schema version 9.1", "schema version 8.x")
 
     def test_operator_libtorch_lacks(self):
-        def renamed(program):
-            for node in program["graph_module"]["graph"]["nodes"]:
-                if node["target"] == "torch.ops.aten.relu.default":
-                    node["target"] = "torch.ops.aten.relu_from_the_future.default"
-            return program
-        self.refused(edited("future_op.pt2", renamed), "aten::relu_from_the_future", "does not define",
+        self.refused(edited("future_op.pt2", relu_renamed("torch.ops.aten.relu_from_the_future.default")), "aten::relu_from_the_future", "does not define",
                      "--load-op-library")
 
     def test_compressed_entry(self):

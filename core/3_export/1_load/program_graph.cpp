@@ -426,9 +426,10 @@ class ProgramGraphBuilder {
       refuse("a while_loop node that is not (cond graph, body graph, carried, additional)", kHint);
     const json& cond = inputs[0].at("arg").at("as_graph").at("graph");
     const json& body = inputs[1].at("arg").at("as_graph").at("graph");
-    const std::vector<Value*> carried = operands_after_graphs(inputs, 2);
-    const size_t carried_count = carried.size() - operands_after_graphs(inputs, 3).size();
-    const std::vector<Value*> additional(carried.begin() + carried_count, carried.end());
+    const std::vector<Value*> additional = operands_after_graphs(inputs, 3);
+    std::vector<Value*> start = operands_after_graphs(inputs, 2);  // the carried values, then `additional`
+    start.resize(start.size() - additional.size());
+    const size_t carried_count = start.size();
     const auto with_additional = [&](std::vector<Value*> values) {
       values.insert(values.end(), additional.begin(), additional.end());
       return values;
@@ -438,7 +439,6 @@ class ProgramGraphBuilder {
       if (out.size() != 1) refuse("while_loop's condition gives " + std::to_string(out.size()) + " outputs", kHint);
       return as_condition(out[0]);
     };
-    const std::vector<Value*> start(carried.begin(), carried.begin() + carried_count);
     Value* first = condition(start);
     std::vector<Value*> loop_inputs{graph_->insertConstant(std::numeric_limits<int64_t>::max()), first};
     loop_inputs.insert(loop_inputs.end(), start.begin(), start.end());

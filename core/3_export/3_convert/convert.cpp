@@ -224,9 +224,6 @@ std::string joined_names(const std::vector<GraphIO>& values) {
   return out.empty() ? "none" : out;
 }
 
-// Every name --dynamic-axes gives must be a graph input or output (with
-// ignore_unknown_dynamic_axes, as in torch.onnx, one that is not is a warning), and every axis must
-// be one of its dims: otherwise the model would be written without the dynamic axis asked for.
 // Nodes no schema checks: ops of the default domain ONNX does not define, and custom-domain ops no pack
 // declared a schema for. Each op (with the pack and torch op that made it) gets one warning.
 void note_unchecked_ops(const OnnxModel& model, ConvertStats& stats) {
@@ -254,6 +251,9 @@ void note_unchecked_ops(const OnnxModel& model, ConvertStats& stats) {
   }
 }
 
+// Every name --dynamic-axes gives must be a graph input or output (with
+// ignore_unknown_dynamic_axes, as in torch.onnx, one that is not is a warning), and every axis must
+// be one of its dims: otherwise the model would be written without the dynamic axis asked for.
 void check_dynamic_axes(const OnnxModel& model, const ExportOptions& o, std::vector<std::string>& warnings) {
   for (const auto& [name, axes] : o.dynamic_axes) {
     const GraphIO* value = nullptr;

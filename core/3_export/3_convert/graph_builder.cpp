@@ -279,8 +279,7 @@ std::vector<Value*> GraphBuilder::add_node(const std::string& full_name, const s
   }
   if (domain.empty()) {
     if (model_.opset_imports.count(domain) == 0) model_.opset_imports[domain] = options_.opset;
-    verify_schema(node, domain);
-    if (!onnx_defines(op_type))  // written as torch.onnx writes it; convert_to_onnx warns and lists it
+    if (!verify_schema(node, domain))  // written as torch.onnx writes it; convert_to_onnx warns and lists it
       for (const auto& out : node.proto.output()) schemaless_outputs_.insert(out);
     if (has_subgraphs)
       type_control_flow_outputs(node.proto, outs);
@@ -484,7 +483,7 @@ void GraphBuilder::type_control_flow_outputs(const onnx::NodeProto& node, const 
   }
 }
 
-void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain) {
+bool GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain) {
   const int version = domain.empty() ? options_.opset : options_.custom_domains.at(domain);
   // "opset 17" / "com.vendor version 2", and the flag that changes it
   const std::string at = domain.empty() ? "opset " : domain + " version ";
@@ -494,7 +493,7 @@ void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain
   if (!schema) {
     // An op no ONNX opset defines, in the default domain (MQBench's FixedPerTensorAffine): torch.onnx
     // writes it, and the deployment tools that asked for it rewrite it. Only its name is known.
-    if (domain.empty() && !onnx_defines(node.proto.op_type())) return;
+    if (domain.empty() && !onnx_defines(node.proto.op_type())) return false;
     // The op's first version, not its latest (Schema(op, domain)): ONNX 1.17 has GridSample-20 and
     // -22, and the opset to ask for is 16, where it began.
     const onnx::OpSchema* first = nullptr;
@@ -506,7 +505,7 @@ void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain
                                  flag + std::to_string(first->since_version()) + " or later"
                            : "check the op name in the symbolic");
   }
-  if (!options_.strict) return;
+  if (!options_.strict) return true;
   if (schema->Deprecated())
     reject_by_schema("ONNX operator '" + op + "' is deprecated at " + at + std::to_string(version));
   try {
@@ -517,6 +516,7 @@ void GraphBuilder::verify_schema(const OnnxNode& node, const std::string& domain
                          std::to_string(version) + ": " + e.what(),
                      "fix the symbolic's inputs/attributes (strict mode)");
   }
+  return true;
 }
 
 void GraphBuilder::infer_types(OnnxNode& node, const std::vector<CoreValue*>& outputs) {

@@ -82,7 +82,8 @@ class GraphBuilder : public Graph {
   void type_control_flow_outputs(const onnx::NodeProto& node, const std::vector<CoreValue*>& outputs);
   std::string unique_node_name(const std::string& op_type);
   void infer_types(OnnxNode& node, const std::vector<CoreValue*>& outputs);
-  void verify_schema(const OnnxNode& node, const std::string& domain);
+  // False for a default-domain op no ONNX opset defines, which is written unchecked.
+  bool verify_schema(const OnnxNode& node, const std::string& domain);
   ErrorContext node_context(const std::string& hint) const;  // the node being made: pack, op, module
   [[noreturn]] void fail_node(const std::string& message, const std::string& hint = "");
   // What ONNX's schema (or a pack's declared schema) says about the node: a SchemaError.

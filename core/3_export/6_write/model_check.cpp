@@ -158,12 +158,16 @@ namespace {
 // checker and shape inference pass over as they pass over any custom op without a schema.
 constexpr const char* kUncheckedDomain = "onnxport.unchecked";
 
-void set_aside_undefined_ops(onnx::GraphProto& graph) {
+// Counts them by op type.
+void set_aside_undefined_ops(onnx::GraphProto& graph, std::map<std::string, size_t>& moved) {
   for (auto& node : *graph.mutable_node()) {
-    if (is_standard_domain(node) && !onnx_defines(node.op_type())) node.set_domain(kUncheckedDomain);
+    if (is_standard_domain(node) && !onnx_defines(node.op_type())) {
+      node.set_domain(kUncheckedDomain);
+      ++moved[node.op_type()];
+    }
     for (auto& a : *node.mutable_attribute()) {
-      if (a.has_g()) set_aside_undefined_ops(*a.mutable_g());
-      for (auto& g : *a.mutable_graphs()) set_aside_undefined_ops(g);
+      if (a.has_g()) set_aside_undefined_ops(*a.mutable_g(), moved);
+      for (auto& g : *a.mutable_graphs()) set_aside_undefined_ops(g, moved);
     }
   }
 }
@@ -171,9 +175,9 @@ void set_aside_undefined_ops(onnx::GraphProto& graph) {
 }  // namespace
 
 CheckResult check_model_structure(onnx::ModelProto m, const std::string& model_dir, const std::string& what) {
-  const std::map<std::string, size_t> unchecked = ops_onnx_does_not_define(m.graph());
+  std::map<std::string, size_t> unchecked;
+  set_aside_undefined_ops(*m.mutable_graph(), unchecked);
   if (!unchecked.empty()) {
-    set_aside_undefined_ops(*m.mutable_graph());
     auto* opset = m.add_opset_import();
     opset->set_domain(kUncheckedDomain);
     opset->set_version(1);
