@@ -309,32 +309,38 @@ def _refuse_none_arguments(args):
 
 def _positional_args(model, args):
     """torch.onnx's convention: a tensor is one argument; a tuple ending in a dict passes that
-    dict's entries as keyword arguments (an empty dict: none), placed by forward's signature."""
+    dict's entries as keyword arguments (an empty dict: none), placed by forward's signature; the
+    arguments left out after those take forward's defaults, so a default tensor or number becomes
+    an input holding it, as in torch.onnx's file. A None default of a scripted forward ends the
+    filling there (torch.onnx refuses it: a scripted graph takes no None) and the arguments from
+    it on keep their defaults inside the graph."""
     if isinstance(args, torch.Tensor):
-        return (args,)
-    if not isinstance(args, tuple):
         args = (args,)
-    if not args or not isinstance(args[-1], dict):
-        return args
-    positional, keywords = list(args[:-1]), dict(args[-1])
-    if not keywords:
-        return tuple(positional)
+    elif not isinstance(args, tuple):
+        args = (args,)
+    keywords = {}
+    if args and isinstance(args[-1], dict):
+        args, keywords = args[:-1], dict(args[-1])
+    positional = list(args)
     parameters = _forward_parameters(model)
     known = [name for name, _ in parameters]
     unknown = sorted(set(keywords) - set(known))
     if unknown:
         raise ExportError(f"config error: onnxport.export(): keyword argument(s) {', '.join(unknown)} of `args` are "
                           f"not arguments of forward — forward takes {', '.join(known) or 'no arguments'}")
+    scripted = isinstance(model, (torch.jit.ScriptModule, torch.jit.ScriptFunction))
     for name, default in parameters[len(positional):]:
         if name in keywords:
             positional.append(keywords.pop(name))
-        elif default is not inspect.Parameter.empty:
-            positional.append(default)
-        else:
+        elif default is inspect.Parameter.empty:
+            if not keywords:
+                break
             raise ExportError(f"config error: onnxport.export(): forward's argument '{name}' has no value "
                               "— give it in `args`, positionally or in the trailing dict")
-        if not keywords:
+        elif default is None and scripted and not keywords:
             break
+        else:
+            positional.append(default)
     return tuple(positional)
 
 

@@ -202,6 +202,39 @@ class PackageApiTest(unittest.TestCase):
         ok, log = ort_matches(out, save_manifest("block", [x3, scale, bias], [block(x3, 1.0, bias)]))
         self.assertTrue(ok, log)
 
+    def test_left_out_arguments_and_scripted_optionals_are_inputs_as_in_torch_onnx(self):
+        # torch.onnx fills the arguments left out with forward's defaults (a number, a tensor: an
+        # input holding it) and keeps a scripted forward's Optional inputs even where the test on
+        # another decides nothing reads them: the same inputs here, in the same order.
+        class Defaults(torch.nn.Module):
+            def forward(self, x, y: Optional[torch.Tensor] = torch.ones(2, 3),
+                        z: Optional[torch.Tensor] = torch.zeros(2, 3), scale: float = 2.0):
+                if y is not None:
+                    return (x + y) * scale
+                if z is not None:
+                    return x + z
+                return x
+
+        x, y = torch.randn(2, 3), torch.randn(2, 3)
+        for name, model in (("defaults_traced", Defaults()), ("defaults_scripted", torch.jit.script(Defaults()))):
+            for args in ((x,), (x, {"y": y}), (x, y)):
+                out = path(f"{name}.onnx")
+                onnxport.export(model, args, out, opset_version=17)
+                reference = io.BytesIO()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.onnx.export(model, args, reference, opset_version=17)
+                ours = onnx.load(out).graph.input
+                theirs = onnx.load_from_string(reference.getvalue()).graph.input
+                self.assertEqual([i.type.tensor_type.elem_type for i in ours],
+                                 [i.type.tensor_type.elem_type or i.type.optional_type.elem_type.tensor_type.elem_type
+                                  for i in theirs], f"{name} {args!r}")
+                given = y if len(args) > 1 else torch.ones(2, 3)
+                arguments = [x, given, torch.zeros(2, 3), torch.tensor(2.0, dtype=torch.float64)]
+                fed = [arguments[int(i.name[len("input_"):])] for i in ours]  # a trace drops z
+                ok, log = ort_matches(out, save_manifest(name, fed, [(x + given) * 2.0]))
+                self.assertTrue(ok, log)
+
     @unittest.skipUnless(hasattr(torch, "export"), "torch.export arrived in PyTorch 2 (the Debian 13 build)")
     def test_an_exported_program_is_exported_as_it_is_with_its_symbolic_dims(self):
         torch.manual_seed(3)
@@ -386,7 +419,8 @@ class PackageApiTest(unittest.TestCase):
         self.assertEqual(report["extra_outputs"], [{"spec": "conv", "kind": "module", "output": "conv",
                                                     "type": "float32[2,4,8,8]"}])
         with torch.no_grad():
-            ok, log = ort_matches(out, save_manifest("block_extra", [x], [block(x), block.conv(x)]))
+            scale = torch.tensor(1.0, dtype=torch.float64)  # forward's default, an input as in torch.onnx
+            ok, log = ort_matches(out, save_manifest("block_extra", [x, scale], [block(x), block.conv(x)]))
         self.assertTrue(ok, log)
         with self.assertRaisesRegex(onnxport.ExportError, r"--extra-outputs 'cnv'.*did you mean 'conv'"):
             onnxport.export(block, x, path("block_bad_extra.onnx"), extra_outputs=["cnv"])
@@ -436,7 +470,7 @@ class PackageApiTest(unittest.TestCase):
             self.assertTrue(ok, f"{name}: {log}")
 
     def test_a_scripted_module_exports_its_script_and_a_traced_one_its_trace(self):
-        block = Block().eval()
+        block = torch.nn.Sequential(Block().conv, torch.nn.ReLU()).eval()
         x = torch.randn(1, 3, 8, 8)
         scripted = torch.jit.script(block)
         self.assertEqual(onnxport.export(scripted, (x,), path("scripted.onnx"))["mode"], "trace",

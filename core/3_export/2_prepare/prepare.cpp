@@ -134,8 +134,8 @@ void number_flattened_inputs(const torch::jit::Value* v, size_t& next,
 }
 
 // Whether `cond` is an `is None` / `is not None` test of an Optional element of a tuple input.
-// torch.onnx gives top-level inputs their example's type, so their tests fold, but keeps such a
-// test at run time, and with it the inputs its branches read.
+// onnxport folds such a test on the example given; torch.onnx keeps it at run time, and with it
+// the inputs its branches read.
 bool tests_optional_tuple_element(const torch::jit::Value* cond,
                                   const std::unordered_map<const torch::jit::Value*, size_t>& index) {
   const auto* test = cond->node();
@@ -170,14 +170,18 @@ void mark_inputs_under_optional_tests(const torch::jit::Block* block,
 
 // Per flattened example input (graph inputs from `first`, after `self`): whether torch.onnx keeps
 // it where onnxport may resolve at export time what reads it: it reaches a run-time list
-// (reaches_run_time_list), or a branch of a None test torch.onnx keeps (tests_optional_tuple_element).
+// (reaches_run_time_list), is declared Optional by a scripted forward (torch.onnx gives it an
+// optional type and tests it at run time, so `forward(x, y: Optional[Tensor] = ..., z: ...)`
+// takes z even where y's test decides that nothing reads it), or a branch of a None test
+// torch.onnx keeps (tests_optional_tuple_element).
 std::vector<bool> inputs_torch_onnx_keeps(const torch::jit::Graph& graph, size_t first) {
   std::vector<bool> keep;
   std::unordered_map<const torch::jit::Value*, size_t> index;
   size_t next = 0;
   for (size_t i = first; i < graph.inputs().size(); ++i) {
-    number_flattened_inputs(graph.inputs()[i], next, index);
-    keep.resize(next, reaches_run_time_list(graph.inputs()[i]));
+    const torch::jit::Value* input = graph.inputs()[i];
+    number_flattened_inputs(input, next, index);
+    keep.resize(next, input->type()->cast<c10::OptionalType>() != nullptr || reaches_run_time_list(input));
   }
   mark_inputs_under_optional_tests(graph.block(), index, keep);
   return keep;
