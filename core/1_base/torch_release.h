@@ -3,6 +3,7 @@
 // "Releases"); libtorch's version macros decide, here alone.
 #pragma once
 
+#include <ATen/Context.h>
 #include <c10/core/Allocator.h>
 #include <torch/version.h>
 
@@ -41,6 +42,21 @@ class ForwardingAllocator : public c10::Allocator {
     return buffer;
   }
   c10::Allocator* base_;
+};
+
+// Turns libtorch's oneDNN (mkldnn) kernels off for its lifetime, restoring the setting it found.
+// libtorch 2.6's oneDNN LSTM computes 0.23 off its own math on an AMD EPYC (verify's reference
+// run), and it reads an initial state whose batch differs from the input's past its end (a heap
+// corruption, where 1.13 and the native kernel refuse): runs on grown or drawn inputs go without it.
+class OneDnnOff {
+ public:
+  OneDnnOff() : was_(at::globalContext().userEnabledMkldnn()) { at::globalContext().setUserEnabledMkldnn(false); }
+  ~OneDnnOff() { at::globalContext().setUserEnabledMkldnn(was_); }
+  OneDnnOff(const OneDnnOff&) = delete;
+  OneDnnOff& operator=(const OneDnnOff&) = delete;
+
+ private:
+  bool was_;
 };
 
 }  // namespace onnxport::core::torch_release

@@ -23,6 +23,8 @@
 #include "3_export/6_write/model_check.h"
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
+#include "1_base/libtorch_message.h"
+#include "1_base/torch_release.h"
 #include "1_base/output_file.h"
 #include "4_tools/per_node.h"
 #include "3_export/pipeline.h"
@@ -299,14 +301,7 @@ struct Reference {
   std::string name;  // "float64 run", "run without oneDNN"
 };
 
-// Turns libtorch's oneDNN (mkldnn) kernels off for its lifetime.
-class OneDnnOff {
- public:
-  OneDnnOff() { at::globalContext().setUserEnabledMkldnn(false); }
-  ~OneDnnOff() { at::globalContext().setUserEnabledMkldnn(true); }
-  OneDnnOff(const OneDnnOff&) = delete;
-  OneDnnOff& operator=(const OneDnnOff&) = delete;
-};
+using core::torch_release::OneDnnOff;
 
 std::optional<Reference> reference_run(torch::jit::Module& module, const MethodArguments& arguments,
                                        const std::vector<bool>& sequence_outputs, const core::ModelInputs& inputs) {
@@ -498,8 +493,20 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
       first_steps.push_back(step);
       for (int s = 0; s < options.steps; ++s) {
         std::vector<EvalValue> actual;
-        result.samples.push_back(check_sample(module, arguments, evaluator, sequence_outputs, step, options,
-                                              onnx_path, state, actual));
+        try {
+          result.samples.push_back(check_sample(module, arguments, evaluator, sequence_outputs, step, options,
+                                                onnx_path, state, actual));
+        } catch (const Error&) {
+          throw;
+        } catch (const std::exception& e) {  // libtorch's: drawn inputs can be ones the model refuses (an index out of range)
+          std::string given;
+          for (const auto& d : step.described) given += (given.empty() ? "" : "; ") + d;
+          throw ModelError("verify: running '" + model_path + "' on input set " +
+                               std::to_string(result.samples.size() + 1) + " (" + given +
+                               ") failed: " + core::libtorch_error_line(e.what()),
+                           ErrorContext::with_hint(
+                               "give the model inputs it takes (--input NAME=FILE.npy) or check only those (--samples 1)"));
+        }
         if (options.steps > 1)
           result.samples.back().inputs.push_back("step " + std::to_string(s + 1) + " of " +
                                                  std::to_string(options.steps));

@@ -190,7 +190,10 @@ std::string export_file(Exporter& exporter, const std::string& model_path, const
 
 PYBIND11_MODULE(_onnxport, m) {
   m.doc() = "onnxport's C++ exporter; use the onnxport package's functions";
-  static py::exception<Error> export_error(m, "ExportError", PyExc_RuntimeError);
+  // A torch.onnx.errors.OnnxExporterError (a RuntimeError; in PyTorch 1.13 and 2.x alike), so that code
+  // catching torch.onnx's export errors catches onnxport's too.
+  static py::exception<Error> export_error(m, "ExportError",
+                                           py::module_::import("torch.onnx.errors").attr("OnnxExporterError"));
   // The message is the line the CLI prints after "onnxport: ". Local: torch's own bindings keep
   // translating their errors (pybind11's global translators are shared with them).
   py::register_local_exception_translator([](std::exception_ptr p) {

@@ -586,6 +586,48 @@ class CliTest(unittest.TestCase):
         run("export", path("lstm_script.pt"), "-o", out, "--mode", "script", "--input", "x:5x2x4")
         self.assertIn("verify: ok", run("verify", path("lstm_script.pt"), out, "--input", "x:5x2x4").stdout)
 
+    def test_verify_says_which_drawn_input_set_the_model_refuses(self):
+        # Indices drawn for a second input set fall outside the model's range: a model error naming
+        # the set and what to do, not an internal error.
+        class Gather(torch.nn.Module):
+            def forward(self, x, i):
+                return x.gather(1, i)
+
+        x, i = torch.randn(3, 5), torch.tensor([[0, 4], [1, 2], [3, 3]])
+        torch.jit.trace(Gather(), (x, i)).save(path("gather.pt"))
+        np.save(path("gather_i.npy"), i.numpy())
+        out = path("gather.onnx")
+        run("export", path("gather.pt"), "-o", out, "--input", "x:3x5", "--input", "i=" + path("gather_i.npy"))
+        ok = run("verify", path("gather.pt"), out, "--input", "x:3x5", "--input", "i=" + path("gather_i.npy"),
+                 "--samples", "1")
+        self.assertIn("verify: ok", ok.stdout)
+        r = run("verify", path("gather.pt"), out, "--input", "x:3x5", "--input", "i=" + path("gather_i.npy"),
+                "--samples", "3", ok=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, r"model error: verify: running '.*gather.pt' on input set 2 \(.*drawn.*\) failed: "
+                                   r".*out of bounds.* — give the model inputs it takes .* \(--samples 1\)")
+        self.assertNotIn("internal error", r.stderr)
+
+    def test_a_form_onnx_documents_from_a_later_opset_is_written_with_a_warning(self):
+        # scatter_reduce amax/amin: ScatterElements' max/min, documented from opset 18, written at
+        # 16-17 as torch.onnx 2.6 writes them; a warning names the opset of the documented form.
+        class ScatterMax(torch.nn.Module):
+            def forward(self, x, s):
+                return x.scatter_reduce(1, torch.tensor([[0, 0, 4]]), s, "amax")
+
+        torch.jit.trace(ScatterMax(), (torch.randn(1, 5), torch.randn(1, 3))).save(path("scatter_max.pt"))
+        later = [(18, False)] if onnx.defs.onnx_opset_version() >= 18 else []  # Debian 13's ONNX 1.17
+        for opset, warned in [(16, True), (17, True)] + later:
+            out = path(f"scatter_max{opset}.onnx")
+            r = run("export", path("scatter_max.pt"), "-o", out, "--input", "x:1x5", "--input", "s:1x3",
+                    "--opset", str(opset), "--verify")
+            self.assertIn("verify: ok", r.stdout)
+            node = next(n for n in onnx.load(out).graph.node if n.op_type == "ScatterElements")
+            self.assertEqual(onnx.helper.get_attribute_value(node.attribute[-1]), b"max")
+            warning = (f"ScatterElements in the form ONNX documents from opset 18 written at opset {opset} as "
+                       "torch.onnx 2.6 writes it (1 node, from aten::scatter_reduce by op pack 'tensor'")
+            (self.assertIn if warned else self.assertNotIn)(warning if warned else "documents from opset", r.stderr)
+
     def test_timings_name_every_stage_with_time_and_peak_rss(self):
         r = run("export", path("small.pt"), "-o", path("timed.onnx"), "--input", "x:2x3x6x6", "--timings")
         line = next(l for l in r.stderr.splitlines() if l.startswith("timings:"))

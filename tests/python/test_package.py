@@ -235,6 +235,23 @@ class PackageApiTest(unittest.TestCase):
                 ok, log = ort_matches(out, save_manifest(name, fed, [(x + given) * 2.0]))
                 self.assertTrue(ok, log)
 
+    def test_dynamic_axes_an_lstms_state_does_not_follow_are_unproven_not_a_crash(self):
+        # The check of dynamic axes grows x's batch while the state keeps the example's: libtorch
+        # 2.6's oneDNN LSTM corrupted the heap there (PyTorch 2.6's test_symbolic_shape_inference_time).
+        torch.manual_seed(0)
+        lstm = torch.nn.LSTM(3, 4, 1)
+        x, h0, c0 = torch.randn(11, 5, 3), torch.randn(1, 5, 4), torch.randn(1, 5, 4)
+        out = path("lstm_state.onnx")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            onnxport.export(lstm, (x, (h0, c0)), out, input_names=["x", "h0", "c0"], dynamic_axes={"x": [0, 1]})
+        self.assertTrue(any("the dynamic axes are not proven" in str(w.message) and "x 11x5x3 -> 12x6x3" in str(w.message)
+                            for w in caught), [str(w.message) for w in caught])
+        with torch.no_grad():
+            y, (h, c) = lstm(x, (h0, c0))
+        ok, log = ort_matches(out, save_manifest("lstm_state", [x, h0, c0], [y, h, c]))
+        self.assertTrue(ok, log)
+
     @unittest.skipUnless(hasattr(torch, "export"), "torch.export arrived in PyTorch 2 (the Debian 13 build)")
     def test_an_exported_program_is_exported_as_it_is_with_its_symbolic_dims(self):
         torch.manual_seed(3)

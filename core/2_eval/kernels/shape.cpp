@@ -414,15 +414,16 @@ std::vector<EvalValue> gather_nd(const KernelContext& ctx) {
   return single(rows.reshape(concat_dims(isizes.slice(0, q - 1), rest)));
 }
 
-// ScatterElements' and ScatterND's reduction attribute (opset 16: add, mul; 18: max, min too);
-// Scatter never has one. Returned as ATen's reduce name ("sum", "prod", "amax", "amin").
+// ScatterElements' and ScatterND's reduction attribute (opset 16: add, mul; 18: max, min too, which
+// torch.onnx 2.6 writes from 16 and ONNX Runtime runs there); Scatter never has one. Returned as
+// ATen's reduce name ("sum", "prod", "amax", "amin").
 std::string scatter_reduction(const KernelContext& ctx) {
   const std::string reduction =
       ctx.opset() >= 16 && ctx.node().op_type() != "Scatter" ? ctx.attr_s("reduction", "none") : "none";
   if (reduction == "none") return reduction;
   if (reduction == "add") return "sum";
   if (reduction == "mul") return "prod";
-  if (ctx.opset() >= 18 && (reduction == "max" || reduction == "min")) return "a" + reduction;
+  if (reduction == "max" || reduction == "min") return "a" + reduction;
   ctx.fail("unknown reduction '" + reduction + "'");
 }
 

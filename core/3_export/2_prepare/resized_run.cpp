@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "1_base/libtorch_message.h"
+#include "1_base/torch_release.h"
 
 namespace onnxport::core {
 
@@ -55,7 +56,9 @@ ResizedRun run_resized(const PreparedGraph& prepared, const std::vector<std::str
                        const ExportOptions& o) {
   ResizedRun run;
   if (o.dynamic_axes.empty() || !o.check_dynamic_axes) return run;
-  std::string failures;
+  // The grown inputs may not fit together (an LSTM's state keeps the example's batch): the native
+  // kernels refuse them where libtorch 2.6's oneDNN LSTM corrupts the heap.
+  const torch_release::OneDnnOff native_kernels;
   for (const Repeat repeat : {Repeat::First, Repeat::Last}) {
     std::vector<c10::IValue> inputs;
     if (prepared.self) inputs.push_back(prepared.self->_ivalue());

@@ -224,6 +224,13 @@ std::string joined_names(const std::vector<GraphIO>& values) {
   return out.empty() ? "none" : out;
 }
 
+// " (3 nodes, from aten::x by op pack 'p' (file))": where a warning's nodes came from.
+std::string made_by(size_t nodes, const std::string& torch_op, const std::string& pack, const std::string& pack_file) {
+  return " (" + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes") + ", from " +
+         (torch_op.empty() ? "?" : torch_op) + " by op pack '" + (pack.empty() ? "core" : pack) + "'" +
+         (pack_file.empty() ? "" : " (" + pack_file + ")") + ")";
+}
+
 // Nodes no schema checks: ops of the default domain ONNX does not define, and custom-domain ops no pack
 // declared a schema for. Each op (with the pack and torch op that made it) gets one warning.
 void note_unchecked_ops(const OnnxModel& model, ConvertStats& stats) {
@@ -244,10 +251,46 @@ void note_unchecked_ops(const OnnxModel& model, ConvertStats& stats) {
     stats.warnings.push_back(
         (standard ? "ONNX defines no operator '" + op + "': written in the default domain as torch.onnx writes it"
                   : "'" + op + "' has no schema (its pack declares none): written as it is") +
-        " (" + std::to_string(n) + (n == 1 ? " node" : " nodes") + ", from " + (torch_op.empty() ? "?" : torch_op) +
-        " by op pack '" + (pack.empty() ? "core" : pack) + "'" +
-        (pack_files[pack].empty() ? "" : " (" + pack_files[pack] + ")") +
-        "); ONNX's checker passes over it and a runtime needs its own kernel for it");
+        made_by(n, torch_op, pack, pack_files[pack]) +
+        "; ONNX's checker passes over it and a runtime needs its own kernel for it");
+  }
+}
+
+// The opset from which ONNX documents the form of `node`, for the forms torch.onnx 2.6 writes
+// earlier (ONNX 1.17's checker and ONNX Runtime take them there); 0 for any other node.
+int opset_documenting_form(const OnnxModel& model, const onnx::NodeProto& node) {
+  if (!is_standard_domain(node)) return 0;
+  if (node.op_type() == "ScatterElements") {  // reductions max and min: opset 18
+    const auto* reduction = find_attribute(node, "reduction");
+    return reduction && (reduction->s() == "max" || reduction->s() == "min") ? 18 : 0;
+  }
+  if (node.op_type() == "GridSample" && node.input_size() > 0) {  // 5-d input (volumes): opset 20
+    const auto it = model.value_types.find(node.input(0));
+    const bool volume = it != model.value_types.end() && it->second.tensor_type().has_shape() &&
+                        it->second.tensor_type().shape().dim_size() == 5;
+    return volume ? 20 : 0;
+  }
+  return 0;
+}
+
+// One warning per op, pack and torch op for the nodes written in a form ONNX documents only from a
+// later opset than the export's.
+void note_later_opset_forms(const OnnxModel& model, int opset, ConvertStats& stats) {
+  std::map<std::tuple<std::string, int, std::string, std::string>, size_t> made;  // (op, opset, pack, torch op)
+  std::map<std::string, std::string> pack_files;
+  for (const auto& node : model.nodes) {
+    const int documented = opset_documenting_form(model, node.proto);
+    if (documented <= opset) continue;
+    ++made[{node.proto.op_type(), documented, node.origin.pack, node.origin.torch_op}];
+    pack_files[node.origin.pack] = node.origin.pack_file;
+  }
+  for (const auto& [key, n] : made) {
+    const auto& [op, documented, pack, torch_op] = key;
+    stats.warnings.push_back(
+        op + " in the form ONNX documents from opset " + std::to_string(documented) + " written at opset " +
+        std::to_string(opset) + " as torch.onnx 2.6 writes it" + made_by(n, torch_op, pack, pack_files[pack]) +
+        "; ONNX's checker and ONNX Runtime take it, other runtimes may not: export with --opset " +
+        std::to_string(documented) + " for the documented form");
   }
 }
 
@@ -430,6 +473,7 @@ ConvertStats Converter::run() {
     if (!model_.outputs[i].sequence) apply_dynamic_axes(model_.outputs[i].type, model_.outputs[i].name, o);
   check_dynamic_axes(model_, o, stats_.warnings);
   note_unchecked_ops(model_, stats_);
+  note_later_opset_forms(model_, o.opset_version, stats_);
   return stats_;
 }
 

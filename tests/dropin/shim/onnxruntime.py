@@ -52,6 +52,30 @@ def set_seed(seed):
     """onnxruntime-node has no seed to set; random ops are not compared by value."""
 
 
+# The feed check of the onnxruntime Python package the running PyTorch's tests were written
+# against: 1.13's tests expect the count check of its days ("Model requires N inputs. Input Feed
+# contains M": test_all_optional_default_tensor_script), 2.x's the later one, which names the
+# missing inputs and lets optional-typed ones be left out (test_mixed_optional_default_tensor_script).
+_TORCH_MAJOR = int(__import__("torch").__version__.split(".")[0])
+
+
+def _optional_inputs(path_or_bytes):
+    import onnx
+    model = (onnx.load(os.fspath(path_or_bytes), load_external_data=False)
+             if isinstance(path_or_bytes, (str, os.PathLike)) else onnx.load_model_from_string(path_or_bytes))
+    return {i.name for i in model.graph.input if i.type.HasField("optional_type")}
+
+
+def _check_feed(inputs, optional, feed):
+    if _TORCH_MAJOR < 2:
+        if len(feed) < len(inputs):
+            raise ValueError(f"Model requires {len(inputs)} inputs. Input Feed contains {len(feed)}")
+        return
+    missing = [i.name for i in inputs if i.name not in feed and i.name not in optional]
+    if missing:
+        raise ValueError(f"Required inputs ({missing}) are missing from input feed ({list(feed)}).")
+
+
 class SessionOptions:
     log_severity_level = 2
 
@@ -77,6 +101,7 @@ class InferenceSession:
                 reply = _request(op="load", path=f.name, threads=threads)
         self._process, self._session = _process, reply["session"]
         self._inputs = [NodeArg(n) for n in reply["inputs"]]
+        self._optional_inputs = _optional_inputs(path_or_bytes) if _TORCH_MAJOR >= 2 else set()
         self._outputs = [NodeArg(n) for n in reply["outputs"]]
 
     def get_inputs(self):
@@ -86,11 +111,7 @@ class InferenceSession:
         return self._outputs
 
     def run(self, output_names, input_feed, run_options=None):
-        # The count check of the onnxruntime Python package PyTorch 1.13's tests were written against
-        # (test_all_optional_default_tensor_script expects its message; later releases name the
-        # missing inputs and let optional-typed ones be left out).
-        if len(input_feed) < len(self._inputs):
-            raise ValueError(f"Model requires {len(self._inputs)} inputs. Input Feed contains {len(input_feed)}")
+        _check_feed(self._inputs, self._optional_inputs, input_feed)
         if self._process.poll() is not None:
             raise OrtError(f"onnxruntime-node exited with status {self._process.returncode} since the session was made")
         reply = _request(op="run", session=self._session,
