@@ -102,17 +102,17 @@ Value* permute(Graph& g, const TorchNode&, const Args& a) {
 
 // A dim known only at run time (a number the model takes): ONNX takes axes as an input from
 // opset 13, as a 1-d int64 tensor, negatives counted as torch counts them.
-Value* run_time_axes(Graph& g, const TorchNode& n, const Args& a, size_t i) {
+Value* run_time_axes(Graph& g, const Args& a, size_t i) {
   if (g.opset() < 13)
     a.fail(i, "a constant int (a dim known only at run time needs opset 13 or later, target is opset " +
                   std::to_string(g.opset()) + ")");
   return reshape(g, cast(g, a.tensor(i), DType::Int64), std::vector<int64_t>{1});
 }
 
-Value* unsqueeze_dim(Graph& g, const TorchNode& n, const Args& a) {
+Value* unsqueeze_dim(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
   const auto known = a.at(1)->maybe_int();
-  if (!known) return g.op("Unsqueeze", {x, run_time_axes(g, n, a, 1)});
+  if (!known) return g.op("Unsqueeze", {x, run_time_axes(g, a, 1)});
   int64_t dim = *known;
   if (auto rank = x->rank()) dim = normalize_dim(dim, *rank + 1);
   return unsqueeze(g, x, {dim});
@@ -134,12 +134,12 @@ Value* squeeze_if_one(Graph& g, Value* x, Value* size_1d, std::optional<int64_t>
 // squeeze(x, dim) is a no-op in PyTorch when that dim is not 1, while ONNX Squeeze fails: a
 // static size decides now; a run-time size decides at run time (an If, from opset 11 as in
 // torch.onnx; before, the size is taken to be 1), and so does a run-time dim (opset 13).
-Value* squeeze_dims(Graph& g, const TorchNode& n, const Args& a) {
+Value* squeeze_dims(Graph& g, const TorchNode&, const Args& a) {
   Value* x = a.tensor(0);
   if (a.size() < 2) return squeeze(g, x);
   const auto known = a.at(1)->maybe_int();
   if (!known) {
-    Value* axes = run_time_axes(g, n, a, 1);
+    Value* axes = run_time_axes(g, a, 1);
     return squeeze_if_one(g, x, g.op("Gather", {shape_of(g, x), axes}, {{"axis_i", 0}}), std::nullopt, axes);
   }
   int64_t dim = *known;
