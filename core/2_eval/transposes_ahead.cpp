@@ -1,72 +1,87 @@
 #include "2_eval/transposes_ahead.h"
 
+#include <algorithm>
+
 namespace onnxport::core {
 
-TransposesAhead::TransposesAhead(std::vector<at::Tensor> sources, size_t max_bytes) {
-  size_t bytes = 0;
-  for (const auto& s : sources)
+TransposesAhead::TransposesAhead(std::vector<at::Tensor> sources, size_t max_bytes) : max_bytes_(max_bytes) {
+  if (std::thread::hardware_concurrency() < 2) return;
+  for (auto& s : sources)
     if (s.dim() == 2 && s.is_contiguous() && !s.requires_grad()) {
-      sources_.push_back(s);
-      bytes += s.nbytes();
+      identities_.push_back(Identity{s.data_ptr(), s.sizes().vec(), s.scalar_type(), s.nbytes()});
+      sources_.push_back(std::move(s));
     }
-  if (std::thread::hardware_concurrency() < 2 || bytes > max_bytes || sources_.empty()) {
-    sources_.clear();
-    return;
-  }
+  if (sources_.empty()) return;
   results_.resize(sources_.size());
-  taken_.assign(sources_.size(), false);
+  states_.assign(sources_.size(), State::Waiting);
   worker_ = std::thread([this] { run(); });
 }
 
 void TransposesAhead::pause(bool paused) {
   std::lock_guard<std::mutex> lock(mutex_);
   paused_ = paused;
-  resumed_.notify_all();
+  changed_.notify_all();
 }
 
 TransposesAhead::~TransposesAhead() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
-    resumed_.notify_all();
+    changed_.notify_all();
   }
   if (worker_.joinable()) worker_.join();
 }
 
 void TransposesAhead::run() {
   for (size_t i = 0; i < sources_.size(); ++i) {
+    at::Tensor source;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      resumed_.wait(lock, [&] { return !paused_ || stop_; });
+      const size_t bytes = identities_[i].bytes;
+      changed_.wait(lock, [&] {
+        return stop_ || states_[i] != State::Waiting || (!paused_ && held_bytes_ + bytes <= max_bytes_);
+      });
       if (stop_) return;
+      if (states_[i] != State::Waiting) continue;  // asked for before it began: the caller makes it
+      states_[i] = State::Making;
+      held_bytes_ += bytes;
+      source = sources_[i];
     }
     at::Tensor t;
     try {
-      t = sources_[i].t().contiguous();
+      t = source.t().contiguous();
     } catch (const std::exception&) {
       // Left undefined: the fold pass then transposes it itself.
     }
+    source = at::Tensor();
     std::lock_guard<std::mutex> lock(mutex_);
     results_[i] = std::move(t);
-    done_ = i + 1;
-    finished_one_.notify_all();
-    if (stop_) return;
+    states_[i] = State::Made;
+    changed_.notify_all();
   }
 }
 
+size_t TransposesAhead::made() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<size_t>(std::count(states_.begin(), states_.end(), State::Made));
+}
+
 std::optional<at::Tensor> TransposesAhead::take(const at::Tensor& source) {
-  for (size_t i = 0; i < sources_.size(); ++i) {
-    const at::Tensor& s = sources_[i];
-    if (s.data_ptr() != source.data_ptr() || s.sizes() != source.sizes() || s.strides() != source.strides() ||
-        s.scalar_type() != source.scalar_type())
+  for (size_t i = 0; i < identities_.size(); ++i) {
+    const Identity& id = identities_[i];
+    if (id.data != source.data_ptr() || source.sizes() != at::IntArrayRef(id.sizes) || !source.is_contiguous() ||
+        source.scalar_type() != id.dtype)
       continue;
     std::unique_lock<std::mutex> lock(mutex_);
-    if (taken_[i]) return std::nullopt;
+    if (states_[i] == State::Gone) return std::nullopt;
     paused_ = false;
-    resumed_.notify_all();
-    finished_one_.wait(lock, [&] { return done_ > i; });
-    taken_[i] = true;
+    const bool begun = states_[i] != State::Waiting;
+    changed_.wait(lock, [&] { return states_[i] != State::Making; });
     at::Tensor result = std::move(results_[i]);
+    if (begun) held_bytes_ -= id.bytes;
+    states_[i] = State::Gone;
+    sources_[i] = at::Tensor();
+    changed_.notify_all();
     if (!result.defined()) return std::nullopt;
     return result;
   }

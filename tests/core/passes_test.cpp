@@ -9,6 +9,7 @@
 #include "2_eval/transposes_ahead.h"
 #include "3_export/5_passes/passes.h"
 #include "support.h"
+#include "transposes_support.h"
 
 using namespace onnxport;
 using namespace onnxport::core;
@@ -140,6 +141,7 @@ TEST_CASE("a Transpose of a weight transposed ahead on another thread takes that
   const at::Tensor other = at::arange(6, at::kFloat).reshape({2, 3});
   TransposesAhead ahead({weight, other, at::ones({2, 2, 2})}, size_t{1} << 20);
   CHECK(ahead.started() == 2);  // 2-d tensors only
+  REQUIRE(wait_made(ahead, 2));
   OnnxModel m;
   add_input(m, "x", float_type({1, 3}));
   m.initializers.push_back({"fc.weight", borrow_tensor(weight)});
@@ -161,10 +163,12 @@ TEST_CASE("a Transpose of a weight transposed ahead on another thread takes that
   // A tensor that was not started, or a view of other sizes over the same bytes, is not given.
   CHECK_FALSE(ahead.take(at::zeros({3, 4})).has_value());
   TransposesAhead again({weight}, size_t{1} << 20);
+  REQUIRE(wait_made(again, 1));
   CHECK_FALSE(again.take(weight.view({4, 3})).has_value());
   CHECK(again.take(weight).has_value());
-  // Over the byte limit nothing starts.
-  CHECK(TransposesAhead({weight}, 8).started() == 0);
+  // A copy past the bytes the copies may hold is not made ahead: the fold makes it.
+  TransposesAhead over({weight}, 8);
+  CHECK_FALSE(over.take(weight).has_value());
 }
 
 TEST_CASE("a parameter that folds wholly into a value of its size lends that value its name and a doc_string") {

@@ -7,9 +7,11 @@
 
 #include "2_eval/transposes_ahead.h"
 #include "3_export/2_prepare/prepare.h"
+#include "transposes_support.h"
 
 using namespace onnxport;
 using namespace onnxport::core;
+using onnxport::core_test::wait_made;
 
 namespace {
 
@@ -50,6 +52,7 @@ def forward(self, x):
   CHECK(p.transposes->started() == 2);
   const auto read = linear_weights_read(*p.graph);
   REQUIRE(read.size() == 2);
+  REQUIRE(wait_made(*p.transposes, 2));
   // Started before freezing, on the tensors freezing then made constants: the fold pass's take()
   // finds each by the constant it reads.
   for (const at::Tensor& weight : read) {
@@ -59,6 +62,12 @@ def forward(self, x):
   }
   CHECK(read[0].data_ptr() == direct.data_ptr());
   CHECK(read[1].data_ptr() == passed.data_ptr());
+  // The module was handed over: its own slots let the tensors go (the graph's constants hold
+  // them), and its functions, which the inlined nodes' call stacks name, live with the graph.
+  CHECK_FALSE(m.attr("direct").toTensor().defined());
+  CHECK_FALSE(m.attr("passed").toTensor().defined());
+  REQUIRE(p.functions);
+  CHECK(p.functions.get() == m._ivalue()->compilation_unit().get());
 }
 
 TEST_CASE("prepare transposes a weight two Linears share once, and none when folding is off or in training") {
@@ -69,7 +78,7 @@ TEST_CASE("prepare transposes a weight two Linears share once, and none when fol
 def forward(self, x):
     return torch.linear(torch.linear(x, self.weight, None), self.weight, None)
 )");
-  const PreparedGraph tied = prepare(m);
+  const PreparedGraph tied = prepare(m.clone());  // handed over: prepare lets its tensors go
   REQUIRE(tied.transposes);
   CHECK(tied.transposes->started() == 1);
 

@@ -4,13 +4,16 @@
 // libtorch's freeze_module. Also TransposesAhead's pause, which prepare sets while the model runs.
 #include "doctest_torch.h"  // before any libtorch header
 
+#include <chrono>
 #include <thread>
 
 #include "2_eval/transposes_ahead.h"
 #include "3_export/2_prepare/straight_line_freeze.h"
 #include "3_export/2_prepare/torch_graph.h"
+#include "transposes_support.h"
 
 using namespace onnxport::core;
+using onnxport::core_test::wait_made;
 
 namespace {
 
@@ -148,15 +151,53 @@ def forward(self, x):
   }
 }
 
-TEST_CASE("a transpose taken while the worker is paused is made, not waited for forever") {
+TEST_CASE("a transpose taken while the worker is paused is not waited for forever, and none is given twice") {
   if (std::thread::hardware_concurrency() < 2) return;  // TransposesAhead starts nothing on one core
   std::vector<at::Tensor> weights;
   for (int i = 0; i < 8; ++i) weights.push_back(at::randn({64, 32}));
   TransposesAhead ahead(weights, size_t{1} << 30);
   ahead.pause(true);
   for (const at::Tensor& w : weights) {
-    const auto copy = ahead.take(w);
-    REQUIRE(copy.has_value());
-    CHECK(copy->equal(w.t().contiguous()));
+    // The worker's copy, or nothing when it had not begun that one (the caller makes it).
+    if (const auto copy = ahead.take(w)) CHECK(copy->equal(w.t().contiguous()));
+    CHECK_FALSE(ahead.take(w).has_value());
   }
+}
+
+TEST_CASE("the copies made ahead and not yet taken stay within their byte limit") {
+  if (std::thread::hardware_concurrency() < 2) return;
+  std::vector<at::Tensor> weights;
+  for (int i = 0; i < 6; ++i) weights.push_back(at::randn({256, 256}));  // 256 KiB each
+  TransposesAhead ahead(weights, 2 * weights[0].nbytes());
+  REQUIRE(wait_made(ahead, 2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // time to make a third, were it allowed
+  CHECK(ahead.made() == 2);
+  // Taken in the worker's order: the first two are its copies (it begins the next as room frees).
+  size_t given = 0;
+  for (const at::Tensor& w : weights)
+    if (const auto copy = ahead.take(w)) {
+      ++given;
+      CHECK(copy->equal(w.t().contiguous()));
+    }
+  CHECK(given >= 2);
+  // Taken in reverse: those not begun are left to the caller, and nothing waits forever.
+  TransposesAhead reverse(weights, 2 * weights[0].nbytes());
+  REQUIRE(wait_made(reverse, 2));
+  size_t made_ahead = 0;
+  for (auto w = weights.rbegin(); w != weights.rend(); ++w) made_ahead += reverse.take(*w).has_value();
+  CHECK(made_ahead == 2);
+}
+
+TEST_CASE("a source is let go once its transpose is asked for") {
+  if (std::thread::hardware_concurrency() < 2) return;
+  const at::Tensor made_ahead = at::randn({16, 8}), left = at::randn({8, 16});
+  TransposesAhead ahead({made_ahead, left}, made_ahead.nbytes());  // room for the first only
+  REQUIRE(wait_made(ahead, 1));
+  CHECK(made_ahead.use_count() == 2);  // this test's and the worker's
+  CHECK(left.use_count() == 2);
+  // Asked for while the first copy fills the room: not begun, so the caller makes it.
+  CHECK_FALSE(ahead.take(left).has_value());
+  CHECK(left.use_count() == 1);
+  CHECK(ahead.take(made_ahead).has_value());
+  CHECK(made_ahead.use_count() == 1);
 }

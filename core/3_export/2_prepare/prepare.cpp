@@ -91,6 +91,16 @@ void empty_graph(torch::jit::Graph& graph) {
   for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend(); ++it) it.destroyCurrent();
 }
 
+// Empties every tensor slot (parameters, buffers, tensor attributes) of the module and its
+// submodules: the frozen graph holds the tensors it reads as constants.
+void release_tensor_slots(torch::jit::Module& module) {
+  for (auto submodule : module.modules()) {
+    const auto& object = submodule._ivalue();
+    for (size_t i = 0; i < object->slots().size(); ++i)
+      if (object->getSlot(i).isTensor()) object->setSlot(i, c10::IValue(at::Tensor()));
+  }
+}
+
 // Whether graph input `v` is appended or inserted into a list, or is an element of a list
 // (prim::ListConstruct) or split into one (unbind, split, chunk) that list ops or a loop then use:
 // torch.onnx makes such a list an ONNX sequence, which it never folds, so its graph reads the input
@@ -188,11 +198,12 @@ std::vector<bool> inputs_torch_onnx_keeps(const torch::jit::Graph& graph, size_t
 }
 
 // The weights aten::linear reads: the conversion gives each one's transpose to MatMul, which
-// the fold pass computes, so they are transposed on another thread meanwhile. At most 512 MiB
-// of copies at once beside their sources (bigger models fold one at a time).
+// the fold pass computes, so they are transposed on another thread meanwhile. At most 64 MiB of
+// copies wait beside their sources for the fold: what the export holds above its parameters for
+// them (vit_b_16's 330 MiB of Linear weights, all made ahead, had taken its peak RSS from 745 to 848 MiB).
 std::shared_ptr<TransposesAhead> transpose_linear_weights_ahead(std::vector<at::Tensor> weights,
                                                                 const ExportOptions& options) {
-  constexpr size_t kMaxBytes = size_t{512} << 20;
+  constexpr size_t kMaxBytes = size_t{64} << 20;
   if (!options.do_constant_folding || !options.export_params || options.training == TrainingMode::Train) return nullptr;
   std::set<const void*> seen;  // a weight two Linears share (tied) is transposed once
   weights.erase(std::remove_if(weights.begin(), weights.end(),
@@ -284,12 +295,19 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   }
   bind_arguments(*graph, frozen.get_method("forward").function().getSchema(), given_inputs, whole_arguments,
                  out.self ? 1 : 0, out.state_io ? out.state_paths.size() : 0);
-  // The loaded module's object outlives the export inside libtorch, and with it the frozen
-  // forward graph, which holds every parameter as a constant: the export would keep them all
-  // even after the ONNX model has replaced them (folded copies). The copy above is all the
-  // export runs, so a module loaded here has that graph emptied. (The functions themselves
-  // stay: inlined nodes name them in the interpreter's error reports.)
-  if (owned) empty_graph(*torch::jit::toGraphFunction(frozen.get_method("forward").function()).graph());
+  // Inlined nodes name the module's functions in their call stacks, which the interpreter's
+  // error report reads: the functions live as long as the graph. (With libtorch 2.6 the module
+  // goes with `loaded`, and a model that failed on its example inputs read freed functions.)
+  out.functions = frozen._ivalue()->compilation_unit();
+  // The loaded module's object may outlive the export inside libtorch (1.13 keeps it), and with it
+  // the frozen forward graph and the module's own tensor slots, which hold every parameter: the
+  // export would keep them all after the ONNX model has replaced them (folded copies). The copy
+  // above is all the export runs, so a module loaded here has that graph emptied and, unless the
+  // graph still reads `self`, its tensors let go.
+  if (owned) {
+    empty_graph(*torch::jit::toGraphFunction(frozen.get_method("forward").function()).graph());
+    if (!out.self) release_tensor_slots(frozen);
+  }
   return graph;
 }
 

@@ -31,6 +31,10 @@ struct ResizedRun {
 
 struct PreparedGraph {
   std::shared_ptr<torch::jit::Graph> graph;
+  // The functions the graph's inlined nodes name (their call stacks point at them, and the
+  // interpreter's error report reads them): those of the module it was frozen from, kept while
+  // the graph lives, also where libtorch 2.6 frees the module itself.
+  std::shared_ptr<torch::jit::CompilationUnit> functions;
   // Parameter/buffer storage -> its path in the module ("features.0.weight").
   std::unordered_map<const void*, std::string> tensor_names;
   std::vector<at::Tensor> example_tensors;  // one per graph input (after `self`)
