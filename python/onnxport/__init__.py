@@ -314,9 +314,7 @@ def _positional_args(model, args):
     an input holding it, as in torch.onnx's file. A None default of a scripted forward ends the
     filling there (torch.onnx refuses it: a scripted graph takes no None) and the arguments from
     it on keep their defaults inside the graph."""
-    if isinstance(args, torch.Tensor):
-        args = (args,)
-    elif not isinstance(args, tuple):
+    if not isinstance(args, tuple):  # a tensor, or another single argument
         args = (args,)
     keywords = {}
     if args and isinstance(args[-1], dict):
