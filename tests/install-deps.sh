@@ -26,7 +26,7 @@ packages=(
 )
 codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
 case "$codename" in
-  bookworm) packages+=(clang-14 libclang-rt-14-dev debootstrap) ;;   # debootstrap: tests/debian13.sh
+  bookworm) packages+=(clang-14 libclang-rt-14-dev debootstrap python3-torchtext) ;;   # debootstrap: tests/debian13.sh; torchtext: tests/torchtext (Debian 13 has none)
   trixie) packages+=(clang-19 libclang-rt-19-dev python3-pytest python3-setuptools) ;;   # PyTorch 2.6's exporter tests import them
   *) echo "tests/install-deps.sh: Debian '$codename' is not a release onnxport builds on (bookworm or trixie)" >&2
      exit 1 ;;

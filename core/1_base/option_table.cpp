@@ -357,7 +357,9 @@ std::vector<OptionRow> make_rows() {
   rows.push_back(
       torch_onnx(name_list_row("input_names", "--input-names", &O::input_names, "graph input names, comma-separated")));
   rows.push_back(torch_onnx(
-      name_list_row("output_names", "--output-names", &O::output_names, "graph output names, comma-separated")));
+      name_list_row("output_names", "--output-names", &O::output_names, "graph output names, comma-separated; outputs not named here are output_<i>, "
+                        "but the values of a dict the model returns take its keys (a list value's items: "
+                        "key.0, key.1, ...)")));
   rows.push_back(torch_onnx(field_row<DynamicAxes>(
       {"dynamic_axes", "--dynamic-axes", FlagForm::Repeated, FlagMerge::Replace, "NAME:AXIS=DIM[,AXIS=DIM]",
        R"(an object {"NAME": {"AXIS": "DIM"}} or {"NAME": [AXIS, ...]})", "",

@@ -56,6 +56,8 @@ void flatten_outputs(const c10::IValue& v, const std::vector<bool>& sequence_out
     out.push_back(EvalValue::of_sequence(std::move(items)));
   } else if (v.isList()) {
     for (const auto& e : v.toListRef()) flatten_outputs(e, sequence_outputs, out);
+  } else if (v.isGenericDict()) {  // its values in the dict's order, as the export returns them
+    for (const auto& item : v.toGenericDict()) flatten_outputs(item.value(), sequence_outputs, out);
   } else if (v.isInt()) {
     out.emplace_back(at::scalar_tensor(v.toInt(), at::kLong));
   } else if (v.isDouble()) {
@@ -64,7 +66,7 @@ void flatten_outputs(const c10::IValue& v, const std::vector<bool>& sequence_out
     out.emplace_back(at::scalar_tensor(v.toBool(), at::kBool));
   } else if (!v.isNone()) {
     throw ExportError(std::string("verify: the model returns a ") + v.tagKind() + ", which has no ONNX output",
-                      ErrorContext::with_hint("verify models that return tensors (or tuples/lists of them)"));
+                      ErrorContext::with_hint("verify models that return tensors (or tuples, lists and dicts of them)"));
   }
 }
 
@@ -240,7 +242,12 @@ void compare_nodes(const std::string& model_path, core::ProgramArchive* program,
   try {
     pipeline.run([&] {
       if (program) return core::load_program(*program, export_options, arguments(inputs.tensors));
-      return core::load_model_file(model_path, export_options, arguments(inputs.tensors), arguments.whole());
+      // As export takes them: tensor specs are the graph's inputs, forward's defaults filled by the
+      // load (a None default given here would reach the tracer as an input).
+      if (!arguments.whole())
+        return core::load_model_file(model_path, export_options,
+                                     std::vector<c10::IValue>(inputs.tensors.begin(), inputs.tensors.end()), false);
+      return core::load_model_file(model_path, export_options, arguments(inputs.tensors), true);
     });
   } catch (const Error& e) {
     result.per_node_note =

@@ -42,6 +42,66 @@ Value* stack(Graph& g, const TorchNode& n, const Args& a) {
   return concat(g, items, dim);
 }
 
+// pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"): each
+// [L_i, *] tensor padded along dim 0 to the longest, then stacked ([B, L, *] batch first, else
+// [L, B, *]). Lengths known at export pad with constants; a length known only at run time pads by
+// max(L) - L_i computed in the graph (opset 11, where Pad takes its pads as an input).
+Value* pad_sequence(Graph& g, const TorchNode& n, const Args& a) {
+  if (a.at(0)->is_sequence())
+    throw ArgumentError(n.kind + ": the list is built at run time (an ONNX sequence): onnxport pads lists whose "
+                        "number of tensors is known when exporting");
+  std::vector<Value*> items = promote(g, a.list(0));
+  if (items.empty()) throw ArgumentError(n.kind + ": expected a non-empty list of tensors");
+  const bool batch_first = !a.is_none(1) && a.b(1);
+  const double value = a.is_none(2) ? 0.0 : a.f(2);
+  const bool left = n.num_inputs > 3 && !a.is_none(3) && a.s(3) == "left";
+  if (n.num_inputs > 3 && !a.is_none(3) && a.s(3) != "left" && a.s(3) != "right")
+    throw ArgumentError(n.kind + ": padding_side must be 'left' or 'right', got '" + a.s(3) + "'");
+  const int64_t rank = rank_of(items[0], n.kind + " sequences[0]");
+  if (rank < 1) throw ArgumentError(n.kind + ": the tensors must have at least one dimension");
+  std::vector<std::optional<int64_t>> lengths;
+  bool all_static = true;
+  for (Value* v : items) {
+    lengths.push_back(static_dim(v, 0));
+    all_static = all_static && lengths.back().has_value();
+  }
+  // ONNX pads: the begins of every dim, then the ends; only dim 0's begin or end is non-zero.
+  const size_t length_pad = left ? 0 : static_cast<size_t>(rank);
+  // Before opset 11 Pad takes floating-point tensors only: integers (token ids) pad as doubles,
+  // exactly up to 2^53.
+  const DType dtype = dtype_of(items[0]);
+  const bool via_double = g.opset() < 11 && dtype != DType::Float && dtype != DType::Double && dtype != DType::Float16;
+  if (all_static) {
+    int64_t longest = 0;
+    for (const auto& l : lengths) longest = std::max(longest, *l);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (*lengths[i] == longest) continue;
+      std::vector<int64_t> pads(static_cast<size_t>(2 * rank), 0);
+      pads[length_pad] = longest - *lengths[i];
+      items[i] = via_double ? cast(g, pad_constant(g, cast(g, items[i], DType::Double), pads, value), dtype)
+                            : pad_constant(g, items[i], pads, value);
+    }
+  } else {
+    if (g.opset() < 11)
+      throw ArgumentError(n.kind + ": a sequence length known only at run time needs opset 11 or later (Pad's pads "
+                          "as an input)");
+    std::vector<Value*> sizes;
+    for (Value* v : items) sizes.push_back(size(g, v, 0, /*as_1d=*/true));
+    // ReduceMax and not Max, which takes int64 only from opset 12.
+    Value* longest = reduce(g, "ReduceMax", concat(g, sizes, 0), {0}, /*keepdims=*/true);
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::vector<Value*> pads(static_cast<size_t>(2 * rank), g.constant_ints({0}));
+      pads[length_pad] = g.op("Sub", {longest, sizes[i]});
+      std::vector<Value*> in{items[i], concat(g, pads, 0)};
+      if (value != 0.0) in.push_back(scalar_like(g, value, items[i]));
+      items[i] = g.op("Pad", in, {{"mode_s", "constant"}});
+    }
+  }
+  const int64_t dim = batch_first ? 0 : 1;
+  for (Value*& v : items) v = unsqueeze(g, v, {dim});
+  return items.size() == 1 ? items[0] : concat(g, items, dim);
+}
+
 int64_t static_size_along(const Value* x, int64_t dim, const TorchNode& n) {
   if (auto s = static_dim(x, dim)) return *s;
   throw ArgumentError(n.kind + " needs the size of dim " + std::to_string(dim) + " of its input (" + x->describe() +
@@ -133,6 +193,7 @@ void add_join(Registrar& r) {
   r.add("aten::cat", 9, cat);
   r.add("aten::concat", 9, cat);
   r.add("aten::stack", 9, stack);
+  r.add("aten::pad_sequence", 9, pad_sequence);
   r.add("aten::chunk", 9, chunk);
   r.add("aten::unsafe_chunk", 9, chunk);
   r.add("aten::split", 9, split_op);

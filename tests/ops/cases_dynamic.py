@@ -155,3 +155,9 @@ case("dyn_conv_transpose2d_output_size", ["conv_transpose2d"], [f32(1, 3, 6, 7),
 case("dyn_conv_transpose2d_output_size_dilated", ["conv_transpose2d"], [f32(1, 3, 6, 7), f32(1, 4, 16, 18)],
      module=lambda: UpToSkip(dilation=3), script=True, dynamic={0: [2, 3], 1: [2, 3]}, dynamic_check=False,
      since=10, fails={o: "needs dilation <= stride" for o in (10, 11, 13, 14, 16, 17)})
+
+# Lengths known only at run time: pads of max(L) - L computed in the graph, from opset 11.
+case("dyn_pad_sequence", ["pad_sequence"], [f32(3, 2), f32(5, 2)],
+     lambda a, b: torch.nn.utils.rnn.pad_sequence([a, b], batch_first=True, padding_value=2.0),
+     dynamic={0: [0], 1: [0]}, since=11, fails={9: "a sequence length known only at run time needs opset 11"})
+

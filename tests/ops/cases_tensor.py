@@ -82,6 +82,11 @@ case("cat_mixed_dtypes", ["cat"], [ints(2, 3), f32(1, 3)], lambda i, x: torch.ca
 case("stack_0d", ["stack"], [f32(), f32()], lambda a, b: torch.stack([a, b]))
 case("stack", ["stack"], [f32(2, 3), f32(2, 3)], lambda x, y: (torch.stack([x, y]), torch.stack([x, y], 1)))
 case("stack_neg_dim", ["stack"], [f32(2, 3), f32(2, 3), f32(2, 3)], lambda x, y, z: torch.stack([x, y, z], -1))
+case("pad_sequence", ["pad_sequence"], [f32(3, 2), f32(5, 2), f32(1, 2)],
+     lambda a, b, c: (torch.nn.utils.rnn.pad_sequence([a, b, c]),
+                      torch.nn.utils.rnn.pad_sequence([a, b, c], batch_first=True, padding_value=-1.5)))
+case("pad_sequence_ints", ["pad_sequence"], [ints(4), ints(2), ints(6)],  # Pad takes ints from opset 11
+     lambda a, b, c: torch.nn.utils.rnn.pad_sequence([a, b, c], batch_first=True, padding_value=1))
 case("chunk", ["chunk"], [f32(2, 6)], lambda x: x.chunk(3, 1))
 case("chunk_uneven", ["chunk"], [f32(5, 2)], lambda x: x.chunk(3))
 case("chunk_neg_dim", ["chunk"], [f32(2, 3, 4)], lambda x: x.chunk(2, -1))

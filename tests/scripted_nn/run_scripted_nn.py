@@ -24,11 +24,12 @@ import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from nn_cases import CASES, EXCEPTIONS, MIN_OPSET, REFUSED_ON_TORCH2  # noqa: E402
+from ort_cases import compare_in_ort  # noqa: E402
 
 TORCH_MAJOR = int(torch.__version__.split(".")[0])
 
-ORT_COMPARE = os.path.join(HERE, "..", "integration", "ort_compare.js")
 
 
 def coverage_failures():
@@ -92,19 +93,8 @@ def main():
         elif out:  # exported (a refusal below MIN_OPSET has no file)
             ort_cases.append({"name": f"{case['name']}.opset{opset}", "onnx": out,
                               "manifest": os.path.join(args.fixtures, case["manifest"])})
-    ort_failed = set()
-    if ort_cases:
-        cases_file = os.path.join(args.work, "ort_cases.json")
-        with open(cases_file, "w") as f:
-            json.dump(ort_cases, f, indent=1)
-        ort = subprocess.run([args.node, ORT_COMPARE, "--cases", cases_file], capture_output=True, text=True)
-        for line in ort.stdout.splitlines():
-            if line.startswith("FAIL "):
-                failures.append("ONNX Runtime: " + line[:400])
-                ort_failed.add(line.split()[1].rstrip(":"))
-        if ort.returncode != 0 and not ort_failed:
-            failures.append("ONNX Runtime comparison failed:\n" + ort.stdout[-3000:] + ort.stderr[-2000:])
-
+    ort_failures, ort_failed = compare_in_ort(args.node, ort_cases, args.work)
+    failures += ort_failures
     for opset in opsets:
         exported = [c for c, o, ok, out, _ in results if o == opset and ok and out and
                     f"{c['name']}.opset{o}" not in ort_failed]

@@ -1,5 +1,8 @@
 #include "3_export/2_prepare/export_mode.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -180,6 +183,38 @@ TraceFixedSites trace_fixed_sites(const torch::jit::Graph& graph) {
   return out;
 }
 
+// libtorch's tracer returns tensors, and tuples, tensor lists and str-keyed dicts of them; it checks
+// the values a run gives, so an Optional, Union or Any output may or may not trace.
+enum class Traceable { Yes, Maybe, No };
+
+Traceable traceable(const c10::TypePtr& t) {
+  switch (t->kind()) {
+    case c10::TypeKind::TensorType: return Traceable::Yes;
+    case c10::TypeKind::OptionalType: return traceable(t->containedType(0));
+    case c10::TypeKind::UnionType:
+    case c10::TypeKind::AnyType: return Traceable::Maybe;
+    case c10::TypeKind::ListType:  // a list of Optional tensors is no tensor list, whatever it holds
+      return t->containedType(0)->kind() == c10::TypeKind::TensorType ? Traceable::Yes : Traceable::No;
+    case c10::TypeKind::DictType:
+      return t->containedType(0)->kind() == c10::TypeKind::StringType ? traceable(t->containedType(1))
+                                                                       : Traceable::No;
+    case c10::TypeKind::TupleType: {
+      Traceable all = Traceable::Yes;
+      for (const auto& e : t->containedTypes()) all = std::max(all, traceable(e));
+      return all;
+    }
+    default: return Traceable::No;
+  }
+}
+
+// The first graph output whose type is at least `at_least` untraceable, described.
+std::optional<std::string> untraceable_output(const torch::jit::Graph& graph, Traceable at_least) {
+  for (size_t i = 0; i < graph.outputs().size(); ++i)
+    if (traceable(graph.outputs()[i]->type()) >= at_least)
+      return "a value of type " + graph.outputs()[i]->type()->annotation_str() + " (output " + std::to_string(i) + ")";
+  return std::nullopt;
+}
+
 ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
   ModeChoice choice;
   const auto fixed = trace_fixed_sites(graph);
@@ -198,6 +233,17 @@ ModeChoice choose_mode(const torch::jit::Graph& graph, const ExportOptions& o) {
     choice.reason = "--mode script: " + std::to_string(sites.size()) + " control-flow node(s) kept as ONNX If/Loop";
     return choice;
   }
+  // The graph is traced only where it has control flow.
+  if (!sites.empty() && o.mode == ExportMode::Trace)
+    if (auto type = untraceable_output(graph, Traceable::No))
+      throw ModelError("--mode trace: the graph returns " + *type + ", which a trace cannot return",
+                       ErrorContext::with_hint("export it with --mode script or --mode auto"));
+  if (!sites.empty() && o.mode == ExportMode::Auto)
+    if (auto type = untraceable_output(graph, Traceable::Maybe)) {
+      choice.script = true;
+      choice.reason = "--mode auto chose script: the graph returns " + *type + ", which a trace may not return";
+      return choice;
+    }
   if (o.mode == ExportMode::Auto && !needs_script.empty()) {
     choice.script = true;
     choice.reason = "--mode auto chose script: " + needs_script.front()->describe() + " depends on " +

@@ -14,6 +14,7 @@
 #include "3_export/2_prepare/argument_inputs.h"
 #include "3_export/2_prepare/attribute_writes.h"
 #include "3_export/2_prepare/copy_sources.h"
+#include "3_export/2_prepare/dict_values.h"
 #include "3_export/2_prepare/export_mode.h"
 #include "3_export/2_prepare/export_time_facts.h"
 #include "3_export/2_prepare/unroll_list_loops.h"
@@ -574,6 +575,14 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   take_state_inputs(*graph, out, loaded.inputs);
   std::string tuples_left_at;
   if (auto unflattened = clean_up(graph, out, tuples_left_at)) graph = unflattened;
+  if (resolve_constant_key_dicts(*graph, out.output_names) > 0) {  // what was read may decide branches now
+    if (tuples_left_at.empty() && has_tuples(*graph)) {  // a returned dict held tuples
+      torch::jit::LowerAllTuples(graph);
+      out.output_names.clear();
+    }
+    torch::jit::ConstantPropagationImmutableTypes(graph);
+    torch::jit::EliminateDeadCode(graph);
+  }
 
   const size_t self_inputs = out.self ? 1 : 0;
   check_input_count(*graph, loaded.inputs.size(), self_inputs);

@@ -41,6 +41,9 @@ struct PreparedGraph {
   // One per graph input (after `self`): the name its --input spec gives ("hc.0" for a tuple's
   // first element), "" where none does.
   std::vector<std::string> input_names;
+  // One per graph output, or none: the key of a returned dict's value (dict_values.h), "" for the
+  // others.
+  std::vector<std::string> output_names;
   // The module tensors the method assigns ("_state"), and their values in the model file. With
   // state_io (--state-io) they are the last graph inputs, their new values the last outputs.
   std::vector<std::string> state_paths;

@@ -408,18 +408,26 @@ ConvertStats Converter::run() {
                       std::to_string(graph.inputs().size() - first_input) + " inputs");
   convert_block(graph.block());
 
-  // Graph outputs, flattened (a list output contributes its elements).
+  // Graph outputs, flattened (a list output contributes its elements). A returned dict's values
+  // are named after their keys ("states" and, for a list, "states.0", "states.1", ...).
   std::vector<Value*> flat;
-  std::function<void(Value*)> flatten = [&](Value* v) {
-    if (v->is_list())
-      for (Value* e : v->elements()) flatten(e);
-    else
-      flat.push_back(v);
+  std::vector<std::string> flat_names;
+  std::function<void(Value*, const std::string&)> flatten = [&](Value* v, const std::string& name) {
+    if (v->is_list()) {
+      for (size_t k = 0; k < v->elements().size(); ++k)
+        flatten(v->elements()[k], name.empty() ? "" : name + "." + std::to_string(k));
+      return;
+    }
+    flat.push_back(v);
+    flat_names.push_back(name);
   };
-  for (const auto* out : graph.outputs()) {
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const auto* out = graph.outputs()[i];
+    const std::string key_name = i < prepared_.output_names.size() ? prepared_.output_names[i] : "";
     if (presence_.count(out) && o.opset_version >= 16) {  // an ONNX optional output
       builder_.set_origin(NodeOrigin{});
       flat.push_back(as_optional(out, lookup(out), lookup(out)->type()));
+      flat_names.push_back(key_name);
       continue;
     }
     if (presence_.count(out))
@@ -429,7 +437,7 @@ ConvertStats Converter::run() {
                         ErrorContext::for_file(ctx_.model_file,
                                                "export with opset 16 or later, or return a tensor "
                                                "on every path"));
-    flatten(lookup(out));
+    flatten(lookup(out), key_name);
   }
   builder_.set_origin(NodeOrigin{});
   for (size_t i = 0; i < flat.size(); ++i) {
@@ -437,7 +445,8 @@ ConvertStats Converter::run() {
     const size_t state_from = flat.size() - (prepared_.state_io ? prepared_.state_paths.size() : 0);
     const std::string name = i < o.output_names.size() ? o.output_names[i]
                              : i >= state_from       ? prepared_.state_paths[i - state_from] + "_out"
-                                                     : default_output_name(i, o);
+                             : !flat_names[i].empty() ? flat_names[i]
+                                                      : default_output_name(i, o);
     const std::string before = flat[i]->name();
     builder_.name_output(flat[i], name);
     if (!before.empty() && flat[i]->name() != before) rename_onnx_value(stats_.value_names, before, flat[i]->name());
