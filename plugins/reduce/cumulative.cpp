@@ -1,6 +1,6 @@
 // Cumulative sums. ONNX CumSum exists from opset 11; before, a static-length dim is summed by a
-// MatMul with an upper-triangular matrix of ones (exact for integers, one rounding per element
-// for floats).
+// MatMul with an upper-triangular matrix of ones (exact for integers; floats are summed by the
+// MatMul in their own type).
 #include <cstring>
 
 #include "onnxport/helpers.h"
@@ -18,10 +18,17 @@ Value* cumsum_input(Graph& g, const TorchNode& n, const Args& a) {
   return widen_integral(g, a.tensor(0));
 }
 
+// libtorch's CPU cumsum accumulates floats in double (at::acc_type) and rounds each sum once;
+// ONNX Runtime's CumSum accumulates in the tensor's own type, which drifts on long sums (a phase
+// vocoder's accumulated phase, up to 1e4 rad over a few hundred frames: 1e-1 off where libtorch's
+// float32 is 1e-2 off the float64 run). So a float32 (or narrower) sum runs in double.
 Value* cumsum_11(Graph& g, const TorchNode& n, const Args& a) {
   Value* x = cumsum_input(g, n, a);
   if (x->rank() == std::optional<int64_t>(0)) return x;
-  return g.op("CumSum", {x, g.constant_int(a.i(1))});
+  const DType d = dtype_of(x);
+  const bool widen = d == DType::Float || d == DType::Float16 || d == DType::BFloat16;
+  Value* summed = g.op("CumSum", {widen ? cast(g, x, DType::Double) : x, g.constant_int(a.i(1))});
+  return widen ? cast(g, summed, d) : summed;
 }
 
 // Upper-triangular ones: out[..., j] = sum_{i <= j} x[..., i] = (x @ T)[..., j].

@@ -368,15 +368,17 @@ CASES = {
     "griffinlim": Case(lambda: AT.GriffinLim(n_iter=4, momentum=0.99, rand_init=False, length=4000, **STFT),
                        power_spec(2, 4000), atol=1e-3, spectral=True, note="4 iterations, momentum 0.99"),
     # The phase is accumulated over 49 frames (up to ~1e4 rad): float32 PyTorch differs from
-    # float64 by 3.2e-3 here, so another float32 evaluation order may differ by a few times that.
+    # float64 by 3.1e-3 here, ONNX Runtime's file by as much (1.3e-2 while its CumSum summed in
+    # float32; libtorch sums in double) and from float32 PyTorch by 1.8e-3.
     "time_stretch": Case(lambda: ComplexInput(AT.TimeStretch(hop_length=64, n_freq=129, fixed_rate=1.3)),
-                         complex_spec(2, 4000), atol=2e-2, spectral=True,
+                         complex_spec(2, 4000), atol=5e-3, spectral=True,
                          note="complex input and output"),
     "resample": Case(lambda: AT.Resample(SAMPLE_RATE, 12000), one(waveform(2, 4000)), atol=1e-5),
     "resample_kaiser": Case(lambda: AT.Resample(SAMPLE_RATE, 8000, resampling_method="kaiser_window", beta=14.77),
                             one(waveform(2, 4000)), atol=1e-5),
-    # A phase vocoder too: float32 PyTorch differs from float64 by 1.3e-4.
-    "pitch_shift": Case(pitch_shift, one(waveform(1, 4000)), atol=1e-3, spectral=True),
+    # A phase vocoder too: float32 PyTorch differs from float64 by 1.3e-4 (at 8000 samples the file
+    # differed from float64 by 2.0e-3 while CumSum summed in float32, 3.2e-4 since, as PyTorch).
+    "pitch_shift": Case(pitch_shift, one(waveform(1, 4000)), atol=3e-4, spectral=True),
     # In Hz, up to 4.3e3: float32 PyTorch differs from float64 by 1e-3.
     "spectral_centroid": Case(lambda: AT.SpectralCentroid(SAMPLE_RATE, **STFT), one(waveform(2, 4000)),
                               rtol=1e-3, atol=1e-2, spectral=True),
