@@ -43,6 +43,9 @@ struct GraphIO {
   bool optional = false;  // a tensor or nothing (a value None on some paths), known at run time
   // An input that stays in the graph even where no node reads it (with drop_unused_inputs).
   bool keep = false;
+  // An input a scripted forward declares Optional: kept though no node reads it, it is declared
+  // optional (from opset 15, where ONNX has optional types), as torch.onnx declares it.
+  bool declared_optional = false;
 };
 
 struct OnnxModel {

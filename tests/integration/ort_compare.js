@@ -234,7 +234,9 @@ function checkInputsMatchGraph(session, inputs) {
                            `but the manifest gives ${inputs.length}`);
   }
   (session.inputMetadata || []).forEach((meta, k) => {
-    if (!meta.isTensor) throw new HarnessError(`ONNX input ${k} "${meta.name}" is not a tensor`);
+    // An optional(tensor) input (an Optional argument nothing reads) is fed the manifest's tensor,
+    // which ONNX Runtime takes for it; any other non-tensor input it refuses itself.
+    if (!meta.isTensor) return;
     const given = inputs[k];
     const rankOk = meta.shape.length === 0 || meta.shape.length === given.dims.length;
     const dimsOk = rankOk && meta.shape.every((d, i) => typeof d !== 'number' || d < 0 || d === given.dims[i]);

@@ -226,9 +226,14 @@ class PackageApiTest(unittest.TestCase):
                     torch.onnx.export(model, args, reference, opset_version=17)
                 ours = onnx.load(out).graph.input
                 theirs = onnx.load_from_string(reference.getvalue()).graph.input
-                self.assertEqual([i.type.tensor_type.elem_type for i in ours],
-                                 [i.type.tensor_type.elem_type or i.type.optional_type.elem_type.tensor_type.elem_type
-                                  for i in theirs], f"{name} {args!r}")
+                elem_type = lambda i: (i.type.tensor_type.elem_type or
+                                       i.type.optional_type.elem_type.tensor_type.elem_type)
+                self.assertEqual([elem_type(i) for i in ours], [elem_type(i) for i in theirs], f"{name} {args!r}")
+                # An Optional input nothing reads is optional-typed, as torch.onnx types it (PyTorch
+                # 2.6's tests then leave it out of ONNX Runtime's feed); one that is read is a tensor.
+                if name == "defaults_scripted":
+                    self.assertEqual([i.type.WhichOneof("value") for i in ours],
+                                     ["tensor_type", "tensor_type", "optional_type", "tensor_type"], f"{args!r}")
                 given = y if len(args) > 1 else torch.ones(2, 3)
                 arguments = [x, given, torch.zeros(2, 3), torch.tensor(2.0, dtype=torch.float64)]
                 fed = [arguments[int(i.name[len("input_"):])] for i in ours]  # a trace drops z

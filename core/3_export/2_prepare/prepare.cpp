@@ -185,14 +185,19 @@ void mark_inputs_under_optional_tests(const torch::jit::Block* block,
 // optional type and tests it at run time, so `forward(x, y: Optional[Tensor] = ..., z: ...)`
 // takes z even where y's test decides that nothing reads it), or a branch of a None test
 // torch.onnx keeps (tests_optional_tuple_element).
-std::vector<bool> inputs_torch_onnx_keeps(const torch::jit::Graph& graph, size_t first) {
+// Also sets `declared_optional`: per flattened input, whether forward declares it Optional.
+std::vector<bool> inputs_torch_onnx_keeps(const torch::jit::Graph& graph, size_t first,
+                                          std::vector<bool>& declared_optional) {
   std::vector<bool> keep;
   std::unordered_map<const torch::jit::Value*, size_t> index;
   size_t next = 0;
+  declared_optional.clear();
   for (size_t i = first; i < graph.inputs().size(); ++i) {
     const torch::jit::Value* input = graph.inputs()[i];
     number_flattened_inputs(input, next, index);
-    keep.resize(next, input->type()->cast<c10::OptionalType>() != nullptr || reaches_run_time_list(input));
+    const bool optional = input->type()->cast<c10::OptionalType>() != nullptr;
+    declared_optional.resize(next, optional);
+    keep.resize(next, optional || reaches_run_time_list(input));
   }
   mark_inputs_under_optional_tests(graph.block(), index, keep);
   return keep;
@@ -258,7 +263,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   if (options.drop_unused_inputs) {
     auto given = frozen.get_method("forward").graph()->copy();
     inline_calls(*given);
-    out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*given, 1);
+    out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*given, 1, out.inputs_declared_optional);
   }
   // Before freezing, whose constant propagation would fold an expand of a constant source.
   for (const auto& submodule : frozen.modules())
@@ -602,7 +607,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   bool ran_once = false;  // the model has run on the example inputs (traced with its control flow)
 
   if (options.drop_unused_inputs && out.inputs_torch_onnx_keeps.empty())  // a traced function
-    out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*graph, self_inputs);
+    out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*graph, self_inputs, out.inputs_declared_optional);
   const ModeChoice mode = choose_mode(*graph, options);
   out.mode_reason = mode.reason;
   if (!loaded.program.empty()) {

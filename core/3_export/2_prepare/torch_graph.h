@@ -64,6 +64,9 @@ struct PreparedGraph {
   // which torch.onnx keeps as an ONNX sequence, or a branch of an `is None` test of a tuple
   // input's element, which torch.onnx does not fold.
   std::vector<bool> inputs_torch_onnx_keeps;
+  // Per example input, alongside: declared Optional by a scripted forward (torch.onnx gives such an
+  // input an optional type, so that it may be left out where nothing reads it).
+  std::vector<bool> inputs_declared_optional;
   // The Linear weights' transposes, made on a second thread from the time the graph is final.
   std::shared_ptr<TransposesAhead> transposes;
   // Trace mode on control flow: the graph before the trace and its `self`, for the resized run.

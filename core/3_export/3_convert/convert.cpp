@@ -397,6 +397,8 @@ ConvertStats Converter::run() {
       throw ConfigError("graph input " + std::to_string(k) + " ('" + in->debugName() + "') has no example tensor");
     env_[in] = builder_.add_input(name, input_type(prepared_.example_tensors[k], name, o));
     if (k < prepared_.inputs_torch_onnx_keeps.size()) model_.inputs.back().keep = prepared_.inputs_torch_onnx_keeps[k];
+    if (k < prepared_.inputs_declared_optional.size())
+      model_.inputs.back().declared_optional = prepared_.inputs_declared_optional[k];
     if (prepared_.example_tensors[k].is_complex()) {
       static_cast<CoreValue*>(env_[in])->set_complex(true);
       stats_.warnings.push_back("input '" + name + "' is complex: the ONNX input is " + env_[in]->type().str() +

@@ -75,8 +75,13 @@ std::vector<std::string> drop_unused_inputs(OnnxModel& model, const ShapeReads& 
       add_inputs_behind(shape.input, before_folding, seen, behind_kept_shapes);
   std::vector<std::string> dropped;
   std::vector<GraphIO> kept;
+  const auto opset = model.opset_imports.find("");
+  const bool has_optional_types = opset != model.opset_imports.end() && opset->second >= 15;
   for (auto& input : model.inputs) {
-    if (input.keep || uses.count(input.name) > 0 || behind_kept_shapes.count(input.name)) {
+    const bool read = uses.count(input.name) > 0 || behind_kept_shapes.count(input.name) > 0;
+    if (input.keep || read) {
+      // Nothing reads it: ONNX Runtime may be given it or not.
+      if (!read && input.declared_optional && has_optional_types && !input.sequence) input.optional = true;
       kept.push_back(std::move(input));
       continue;
     }

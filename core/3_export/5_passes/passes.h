@@ -98,7 +98,8 @@ size_t fuse_bias_adds(OnnxModel& model, int opset);
 // and that are no graph output, as torch.onnx does (options.drop_unused_inputs). An input that
 // before folding reached a Shape node (other than aten::size's, which torch.onnx folds first)
 // stays where torch.onnx keeps it: the folded shape is read by a node that also reads a variable
-// (Expand(y, Shape(x)), view_as), or it is the shape of a 0-d value. An input marked `keep` stays.
+// (Expand(y, Shape(x)), view_as), or it is the shape of a 0-d value. An input marked `keep` stays;
+// if nothing reads it and forward declares it Optional, it becomes optional-typed (opset 15+).
 // Returns the names dropped.
 struct ShapeReads {
   struct Read {

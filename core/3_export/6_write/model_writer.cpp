@@ -54,7 +54,11 @@ onnx::ModelProto build_model_proto(const OnnxModel& model, const ModelMeta& meta
       n->set_doc_string("pack=" + node.origin.pack + " op=" + node.origin.torch_op + " module=" +
                         node.origin.module_path + (node.origin.source.empty() ? "" : " at " + node.origin.source));
   }
-  for (const auto& in : model.inputs) set_value_info(*g->add_input(), in.name, in.type);
+  for (const auto& in : model.inputs) {
+    auto* vi = g->add_input();
+    vi->set_name(in.name);
+    *vi->mutable_type() = type_proto_of(in);
+  }
   // Before IR version 4 every initializer must also be a graph input.
   const bool params_as_inputs = !meta.export_params || meta.keep_initializers_as_inputs || m.ir_version() < 4;
   if (params_as_inputs)
