@@ -103,6 +103,16 @@ class DictReads(torch.nn.Module):
         return {"y": y, "count": torch.full([1], len(d)), "b": d["b"]}
 
 
+class DictWritten(torch.nn.Module):
+    """A dict written after it is built: its reads must see the write, so it is not resolved by key
+    (and the export refuses the dict rather than give the value before the write)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        d = {"a": x + 1}
+        d["a"] = x * 3
+        return d["a"]
+
+
 class ListPipeline(torch.nn.Module):
     """torchtext's list transforms on a batch of token-id lists, as its text pipelines chain them."""
 
@@ -156,6 +166,7 @@ def cases(torchtext):
                                   "--dynamic-axes", "c:0=lc"]),
         "pad_sequence_floats": (PadFloats(), [(torch.randn(3, 4), torch.randn(5, 4))], []),
         "dict_reads": (DictReads(), [(torch.randn(2, 3),)], []),
+        "dict_written": (DictWritten(), [(torch.randn(2, 3),)], ["--mode", "script"]),
         "list_pipeline": (ListPipeline(T), [([[5, 6, 7, 8, 9, 10, 11, 12], [3, 4]],)], []),
         "to_tensor": (T.ToTensor(padding_value=1), [([[5, 6, 7], [3], [8, 9]],)], []),
         "pad_transform": (T.PadTransform(16, 1), [(tok,)], []),

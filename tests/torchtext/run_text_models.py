@@ -23,7 +23,10 @@ from ort_cases import compare_in_ort  # noqa: E402
 
 SKIP = 77
 # Exports that must be refused, with the reason: (case, opset) -> text the error must hold.
-REFUSED = {("padded_batch_dynamic", 10): "a sequence length known only at run time needs opset 11 or later"}
+REFUSED = {("padded_batch_dynamic", 10): "a sequence length known only at run time needs opset 11 or later",
+           ("dict_written", 17): "prim::DictConstruct"}
+# Cases that are only exported to be refused (above), never judged in ONNX Runtime.
+REFUSED_ONLY = {"dict_written"}
 
 
 def output_names(onnx_file, onnxport):
@@ -76,8 +79,9 @@ def main():
     if args.only:
         cases = [c for c in cases if c["name"] in args.only]
     opsets = args.opset or [13, 17]
+    judged = [c for c in cases if c["name"] not in REFUSED_ONLY]
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda j: export(args, *j), [(c, o) for o in opsets for c in cases]))
+        results = list(pool.map(lambda j: export(args, *j), [(c, o) for o in opsets for c in judged]))
 
     failures, ort_cases = [], []
     for (name, opset), reason in REFUSED.items():
@@ -103,7 +107,7 @@ def main():
     for opset in opsets:
         passed = [c["name"] for c, o, out, why in results
                   if o == opset and out and f"{c['name']}.opset{o}" not in ort_failed]
-        print(f"opset {opset}: {len(passed)}/{len(cases)} scripted text-model cases match PyTorch in ONNX Runtime")
+        print(f"opset {opset}: {len(passed)}/{len(judged)} scripted text-model cases match PyTorch in ONNX Runtime")
     if failures:
         print("\nFAILED:\n" + "\n".join(failures))
         return 1

@@ -1,7 +1,6 @@
 #include "3_export/2_prepare/dict_values.h"
 
 #include <optional>
-#include <unordered_map>
 
 #include <torch/csrc/jit/ir/constants.h>
 
@@ -41,39 +40,47 @@ std::string key_text(const c10::IValue& key) {
   return key.isString() ? key.toStringRef() : std::to_string(key.toInt());
 }
 
-// Replaces a reader of the dict by what it gives; false when the reader is not one of those.
+bool is_reader_kind(c10::Symbol kind) {
+  static const c10::Symbol get = c10::Symbol::fromQualString("aten::get");
+  return kind == c10::aten::len || kind == c10::aten::values || kind == c10::aten::__getitem__ || kind == get ||
+         kind == c10::aten::__contains__;
+}
+
+// Whether every use of the dict reads it (as the dict argument of len, values, [k], get(k),
+// `k in d` with k constant) or returns it: a dict written to (d[k] = v, update, pop) or handed to
+// anything else is left as it is, since a read after a write must see the write.
+bool only_read_or_returned(const torch::jit::Node* dict) {
+  const torch::jit::Graph& graph = *dict->owningGraph();
+  for (const auto& use : dict->output()->uses()) {
+    if (use.user == graph.return_node()) continue;
+    if (use.offset != 0 || use.user->outputs().size() != 1 || !is_reader_kind(use.user->kind())) return false;
+    const bool keyed = use.user->kind() != c10::aten::len && use.user->kind() != c10::aten::values;
+    if (keyed && (use.user->inputs().size() < 2 || !torch::jit::toIValue(use.user->input(1)))) return false;
+  }
+  return true;
+}
+
+// Replaces a reader of the dict (only_read_or_returned) by what it gives; false for a key the dict
+// does not hold, which stays a KeyError at run time, as in TorchScript.
 bool resolve_reader(torch::jit::Node* user, const ConstantKeyDict& dict) {
   torch::jit::Graph& graph = *user->owningGraph();
   const c10::Symbol kind = user->kind();
-  std::optional<c10::IValue> key;
-  if (user->inputs().size() >= 2) key = torch::jit::toIValue(user->input(1));
-  torch::jit::Value* result = nullptr;
+  std::optional<size_t> found;
+  if (user->inputs().size() >= 2) found = dict.find(*torch::jit::toIValue(user->input(1)));
+  if (kind == c10::aten::__getitem__ && !found) return false;
   torch::jit::WithInsertPoint at(user);
-  if (kind == c10::aten::len && user->inputs().size() == 1) {
+  torch::jit::Value* result = nullptr;
+  if (kind == c10::aten::len) {
     result = graph.insertConstant(static_cast<int64_t>(dict.keys.size()));
-  } else if (kind == c10::aten::values && user->inputs().size() == 1) {
-    auto* list = graph.createList(user->output()->type()->containedType(0), dict.values);
-    result = graph.insertNode(list)->output();
-  } else if (!key) {
-    return false;
-  } else if (kind == c10::aten::__getitem__) {
-    auto found = dict.find(*key);
-    if (!found) return false;  // KeyError at run time, as in TorchScript
-    result = dict.values[*found];
-  } else if (kind == c10::Symbol::fromQualString("aten::get")) {
-    auto found = dict.find(*key);
-    if (found)
-      result = dict.values[*found];
-    else if (user->inputs().size() == 3)
-      result = user->input(2);
-    else
-      result = graph.insertConstant(c10::IValue());
+  } else if (kind == c10::aten::values) {
+    result = graph.insertNode(graph.createList(user->output()->type()->containedType(0), dict.values))->output();
   } else if (kind == c10::aten::__contains__) {
-    result = graph.insertConstant(dict.find(*key).has_value());
-  } else {
-    return false;
+    result = graph.insertConstant(found.has_value());
+  } else if (found) {  // d[k], d.get(k[, default])
+    result = dict.values[*found];
+  } else {  // d.get(k[, default]) of a key it does not hold
+    result = user->inputs().size() == 3 ? user->input(2) : graph.insertConstant(c10::IValue());
   }
-  if (user->outputs().size() != 1) return false;
   if (!result->type()->isSubtypeOf(*user->output()->type())) {
     // A value read from a dict of Union or Optional values is refined where it is used.
     auto* cast = graph.insertNode(graph.create(c10::prim::unchecked_cast, {result}, 1));
@@ -98,7 +105,7 @@ size_t resolve_constant_key_dicts(torch::jit::Graph& graph, std::vector<std::str
     torch::jit::Node* n = *it++;
     if (n->kind() != c10::prim::DictConstruct) continue;
     auto dict = constant_keys(n);
-    if (!dict) continue;
+    if (!dict || !only_read_or_returned(n)) continue;
     std::vector<torch::jit::Use> uses = n->output()->uses();
     for (const auto& use : uses)
       if (use.user != graph.return_node() && resolve_reader(use.user, *dict)) ++rewritten;
