@@ -55,6 +55,9 @@ void visit_nodes(const torch::jit::Block* block, const std::function<void(const 
       os << " (supported from opset " << *from << ")";
       later_opset = true;
     }
+    if (kind == "prim::DictConstruct")
+      os << " (a dict the model writes to, hands on, or builds with keys known only at run time: onnxport "
+            "exports dicts with constant keys that are only read by key or returned)";
     if (kind == "prim::PythonOp")
       os << " (a torch.autograd.Function call: a .pt file cannot hold one; export the module with onnxport.export "
             "in Python, which converts it with the Function's symbolic)";
