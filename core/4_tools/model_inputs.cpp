@@ -90,6 +90,8 @@ ModelInputs materialize(const onnx::GraphProto& graph, std::vector<InputSpec> sp
     drawn_like.npy_file.clear();
     drawn_like.shape = t.sizes().vec();
     drawn_like.dtype = dtype_of(t.scalar_type());
+    if (!spec.npy_file.empty() && at::isIntegralType(t.scalar_type(), /*includeBool=*/false) && t.numel() > 0)
+      drawn_like.int_range = std::make_pair(t.min().item<int64_t>(), t.max().item<int64_t>());
     inputs.specs.push_back(drawn_like);
     inputs.tensors.push_back(t);
   }

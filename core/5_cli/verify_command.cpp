@@ -90,8 +90,8 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_flag("--dynamic-numbers", args->dynamic_numbers,
                 "the export made number arguments graph inputs (for the per-node comparison)");
   cmd->add_option("--samples", args->options.samples,
-                  "input sets to compare: the given one, then more drawn like it (dynamic dims grown by one each); "
-                  "default 3");
+                  "input sets to compare: the given one, then more drawn like it (dynamic dims grown by one "
+                  "each; integers given in a file drawn between their smallest and largest); default 3");
   cmd->add_option("--steps", args->options.steps,
                   "for a file exported with its module state as inputs and outputs (export's state-io): calls "
                   "in a row per input set, each step's state inputs "

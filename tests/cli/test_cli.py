@@ -587,26 +587,41 @@ class CliTest(unittest.TestCase):
         self.assertIn("verify: ok", run("verify", path("lstm_script.pt"), out, "--input", "x:5x2x4").stdout)
 
     def test_verify_says_which_drawn_input_set_the_model_refuses(self):
-        # Indices drawn for a second input set fall outside the model's range: a model error naming
-        # the set and what to do, not an internal error.
-        class Gather(torch.nn.Module):
+        # A second input set the model refuses (its first column of indices must be 0; drawn ones are
+        # not): a model error naming the set and what to do, not an internal error.
+        class Picky(torch.nn.Module):
             def forward(self, x, i):
+                torch._assert(bool((i[:, 0] == 0).all()), "the first column of i must be 0")
                 return x.gather(1, i)
 
-        x, i = torch.randn(3, 5), torch.tensor([[0, 4], [1, 2], [3, 3]])
-        torch.jit.trace(Gather(), (x, i)).save(path("gather.pt"))
+        x, i = torch.randn(3, 5), torch.tensor([[0, 4], [0, 2], [0, 3]])
+        torch.jit.script(Picky()).save(path("gather.pt"))
         np.save(path("gather_i.npy"), i.numpy())
         out = path("gather.onnx")
-        run("export", path("gather.pt"), "-o", out, "--input", "x:3x5", "--input", "i=" + path("gather_i.npy"))
-        ok = run("verify", path("gather.pt"), out, "--input", "x:3x5", "--input", "i=" + path("gather_i.npy"),
-                 "--samples", "1")
-        self.assertIn("verify: ok", ok.stdout)
-        r = run("verify", path("gather.pt"), out, "--input", "x:3x5", "--input", "i=" + path("gather_i.npy"),
-                "--samples", "3", ok=False)
+        given = ["--input", "x:3x5", "--input", "i=" + path("gather_i.npy"), "--mode", "script"]
+        run("export", path("gather.pt"), "-o", out, *given)
+        self.assertIn("verify: ok", run("verify", path("gather.pt"), out, *given, "--samples", "1").stdout)
+        r = run("verify", path("gather.pt"), out, *given, "--samples", "3", ok=False)
         self.assertNotEqual(r.returncode, 0)
         self.assertRegex(r.stderr, r"model error: verify: running '.*gather.pt' on input set 2 \(.*drawn.*\) failed: "
-                                   r".*out of bounds.* — give the model inputs it takes .* \(--samples 1\)")
+                                   r".*the first column of i must be 0.* — give the model inputs it takes .* \(--samples 1\)")
         self.assertNotIn("internal error", r.stderr)
+
+    def test_verify_draws_integers_within_the_given_ones(self):
+        # Token ids given from a file: the further input sets draw ids between the smallest and the
+        # largest given (here 2..9), not in [0, 8), which would hit the ids the model reserves.
+        class Tokens(torch.nn.Module):
+            def forward(self, t):
+                torch._assert(bool((t >= 2).all()), "ids 0 and 1 are reserved")
+                return t * 2
+
+        torch.jit.script(Tokens()).save(path("tokens.pt"))
+        np.save(path("tokens.npy"), np.array([[2, 9, 5, 3], [4, 4, 8, 2]], dtype=np.int64))
+        out = path("tokens.onnx")
+        given = ["--input", "t=" + path("tokens.npy"), "--mode", "script"]
+        run("export", path("tokens.pt"), "-o", out, *given)
+        r = run("verify", path("tokens.pt"), out, *given, "--samples", "5")
+        self.assertIn("verify: ok: 5 input sets", r.stdout)
 
     def test_a_form_onnx_documents_from_a_later_opset_is_written_with_a_warning(self):
         # scatter_reduce amax/amin: ScatterElements' max/min, documented from opset 18, written at

@@ -105,6 +105,7 @@ class ArgumentMaker {
       return at::randn(spec.shape, gen_, opts);  // complex: real and imaginary parts standard normal
     if (spec.dtype == DType::Bool)
       return at::randint(0, 2, spec.shape, gen_, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+    if (spec.int_range) return at::randint(spec.int_range->first, spec.int_range->second + 1, spec.shape, gen_, opts);
     // Small non-negative integers keep index-like inputs (embeddings, gathers) valid.
     return at::randint(0, 8, spec.shape, gen_, opts);
   }

@@ -1,7 +1,9 @@
 #pragma once
 // Export options: torch.onnx.export's names and meanings, plus onnxport's own.
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "onnxport/dtype.h"
@@ -30,6 +32,9 @@ struct InputSpec {
   bool value_list = false;
   std::vector<std::string> values;  // the text of each value (one unless value_list)
   std::vector<InputSpec> elements;  // Tuple, List, Dict (each element's name is its dict key)
+  // Integers drawn like a given tensor (verify's further input sets) lie within its smallest and
+  // largest value, so that token ids stay the kind the model was given; others are drawn in [0, 8).
+  std::optional<std::pair<int64_t, int64_t>> int_range;
 
   static InputSpec parse(const std::string& text);
   // The spec in the form parse reads: "x:1x3x224x224:float32", "x:scalar:int64", "x=inputs/x.npy",
