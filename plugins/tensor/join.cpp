@@ -29,6 +29,12 @@ Value* cat(Graph& g, const TorchNode& n, const Args& a) {
   return concat(g, promote(g, items), dim);
 }
 
+// Tensors of one dtype and shape joined along a new axis `dim` (non-negative).
+Value* stacked(Graph& g, std::vector<Value*> items, int64_t dim) {
+  for (Value*& v : items) v = unsqueeze(g, v, {dim});
+  return items.size() == 1 ? items[0] : concat(g, items, dim);
+}
+
 Value* stack(Graph& g, const TorchNode& n, const Args& a) {
   if (a.at(0)->is_sequence())
     return g.op("ConcatFromSequence", {a.at(0)}, {{"axis_i", a.is_none(1) ? 0 : a.i(1)}, {"new_axis_i", 1}});
@@ -36,10 +42,7 @@ Value* stack(Graph& g, const TorchNode& n, const Args& a) {
   if (items.empty()) throw ArgumentError(n.kind + ": expected a non-empty list of tensors");
   int64_t dim = a.is_none(1) ? 0 : a.i(1);
   if (auto rank = items[0]->rank()) dim = normalize_dim(dim, *rank + 1);
-  items = promote(g, items);
-  for (Value*& v : items) v = unsqueeze(g, v, {dim});
-  if (items.size() == 1) return items[0];
-  return concat(g, items, dim);
+  return stacked(g, promote(g, items), dim);
 }
 
 // pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"): each
@@ -54,9 +57,10 @@ Value* pad_sequence(Graph& g, const TorchNode& n, const Args& a) {
   if (items.empty()) throw ArgumentError(n.kind + ": expected a non-empty list of tensors");
   const bool batch_first = !a.is_none(1) && a.b(1);
   const double value = a.is_none(2) ? 0.0 : a.f(2);
-  const bool left = n.num_inputs > 3 && !a.is_none(3) && a.s(3) == "left";
-  if (n.num_inputs > 3 && !a.is_none(3) && a.s(3) != "left" && a.s(3) != "right")
-    throw ArgumentError(n.kind + ": padding_side must be 'left' or 'right', got '" + a.s(3) + "'");
+  const std::string side = n.num_inputs > 3 && !a.is_none(3) ? a.s(3) : "right";
+  if (side != "left" && side != "right")
+    throw ArgumentError(n.kind + ": padding_side must be 'left' or 'right', got '" + side + "'");
+  const bool left = side == "left";
   const int64_t rank = rank_of(items[0], n.kind + " sequences[0]");
   if (rank < 1) throw ArgumentError(n.kind + ": the tensors must have at least one dimension");
   std::vector<std::optional<int64_t>> lengths;
@@ -97,9 +101,7 @@ Value* pad_sequence(Graph& g, const TorchNode& n, const Args& a) {
       items[i] = g.op("Pad", in, {{"mode_s", "constant"}});
     }
   }
-  const int64_t dim = batch_first ? 0 : 1;
-  for (Value*& v : items) v = unsqueeze(g, v, {dim});
-  return items.size() == 1 ? items[0] : concat(g, items, dim);
+  return stacked(g, items, batch_first ? 0 : 1);
 }
 
 int64_t static_size_along(const Value* x, int64_t dim, const TorchNode& n) {
