@@ -411,8 +411,8 @@ std::vector<OptionRow> make_rows() {
   rows.push_back(switch_row("state_io", "--state-io", &O::state_io, true,
                             "each module tensor the exported method assigns (a streaming model's state) becomes a "
                             "graph input named after the attribute (its value in the file the example) and its "
-                            "value after the call a graph output NAME_out; without it the export computes one call "
-                            "from the file's state and warns"));
+                            "value after the call a graph output NAME_out, with dynamic dims where calls change its "
+                            "size; without it the export computes one call from the file's state and warns"));
   rows.push_back(enum_row("mode", "--mode", &O::mode, "trace|script|auto", parse_export_mode, export_mode_name,
                           "trace: record the ops one run on the example inputs executes (loops unrolled, branches "
                           "fixed; a torch.jit.trace .pt is used as saved). script: keep TorchScript control flow "

@@ -107,6 +107,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       LoadedModel loaded = timed("load", load);
       auto prepared = std::make_unique<const PreparedGraph>(
           timed("prepare", [&] { return prepare_model(std::move(loaded), options_); }));
+      if (!prepared->state_dynamic_axes.empty()) options_ = with_state_dynamic_axes(options_, *prepared);
       schema_table.wait();
       const Resolution resolution =
           timed("resolve", [&] { return resolve_ops(*prepared->graph, registry_, options_, model_file_); });

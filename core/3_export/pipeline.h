@@ -49,7 +49,7 @@ class Pipeline {
   void check_written_file(onnx::ModelProto structure);
 
   const Registry& registry_;
-  const ExportOptions& options_;
+  ExportOptions options_;  // a copy: a --state-io state's changing dims are added after prepare
   const std::string model_file_;
   const std::string output_path_;
   ExportReport& report_;

@@ -8,6 +8,17 @@
 
 namespace onnxport::core {
 
+bool fits_declared(const onnx::ValueInfoProto& info, const at::Tensor& onnx_value) {
+  if (!info.type().has_tensor_type()) return false;
+  const auto& tt = info.type().tensor_type();
+  if (dtype_of(onnx_value.scalar_type()) != static_cast<DType>(tt.elem_type())) return false;
+  if (!tt.has_shape()) return true;
+  if (tt.shape().dim_size() != onnx_value.dim()) return false;
+  for (int i = 0; i < tt.shape().dim_size(); ++i)
+    if (tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != onnx_value.size(i)) return false;
+  return true;
+}
+
 namespace {
 
 // The declared type of a graph input as an InputSpec; nullopt if not fully static.
@@ -66,13 +77,8 @@ ModelInputs materialize(const onnx::GraphProto& graph, std::vector<InputSpec> sp
     const onnx::ValueInfoProto& info = *declared.at(spec.name);
     at::Tensor t = graph_input_value(values[k], spec);
     if (info.type().has_tensor_type()) {
-      const at::Tensor onnx_value = as_onnx_input(t);  // a complex value is the real pair the graph takes
-      const auto& tt = info.type().tensor_type();
-      bool fits = dtype_of(onnx_value.scalar_type()) == static_cast<DType>(tt.elem_type()) &&
-                  (!tt.has_shape() || tt.shape().dim_size() == onnx_value.dim());
-      for (int i = 0; fits && tt.has_shape() && i < tt.shape().dim_size(); ++i)
-        if (tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != onnx_value.size(i)) fits = false;
-      if (!fits)
+      // A complex value is the real pair the graph takes.
+      if (!fits_declared(info, as_onnx_input(t)))
         throw ConfigError("--input '" + spec.text() + "': input '" + spec.name + "' is " + declared_type_text(info) +
                               ", the value given is " + tensor_type_text(t),
                           ErrorContext::with_hint("give a value of the declared dtype and shape"));

@@ -32,6 +32,10 @@ ModelInputs inputs_for_model(const onnx::GraphProto& graph, const std::vector<st
 ModelInputs redrawn_inputs(const onnx::GraphProto& graph, const std::vector<std::string>& input_names,
                            const ModelInputs& first, uint64_t seed, int64_t grow);
 
+// Whether `onnx_value` (as_onnx_input's) is of the dtype and rank `info` declares, and of its size
+// along every dim that has one (a dim_param takes any size).
+bool fits_declared(const onnx::ValueInfoProto& info, const at::Tensor& onnx_value);
+
 // "float32[1,3,224,224]"
 std::string tensor_type_text(const at::Tensor& t);
 

@@ -25,6 +25,7 @@
 #include "onnxport/export.h"
 #include "1_base/libtorch_message.h"
 #include "1_base/torch_release.h"
+#include "1_base/torch_tensors.h"
 #include "1_base/output_file.h"
 #include "4_tools/per_node.h"
 #include "3_export/pipeline.h"
@@ -209,6 +210,12 @@ struct StatePair {
   std::string path;
 };
 
+const onnx::ValueInfoProto& graph_input(const onnx::GraphProto& graph, const std::string& name) {
+  for (const auto& input : graph.input())
+    if (input.name() == name) return input;
+  throw std::logic_error("no graph input '" + name + "'");
+}
+
 std::vector<StatePair> state_pairs(const torch::jit::Module& module, const core::eval::ModelEvaluator& evaluator) {
   std::vector<StatePair> pairs;
   const auto& outputs = evaluator.output_names();
@@ -220,6 +227,27 @@ std::vector<StatePair> state_pairs(const torch::jit::Module& module, const core:
   }
   std::sort(pairs.begin(), pairs.end(), [](const StatePair& a, const StatePair& b) { return a.output < b.output; });
   return pairs;
+}
+
+// `specs`, `given_for_state` and, for each other state input with dynamic dims (state_start.h), its
+// value in the model file, which each input set starts from: such an input has no size to draw.
+std::vector<InputSpec> with_state_specs(std::vector<InputSpec> specs, const std::vector<InputSpec>& given_for_state,
+                                        const onnx::ModelProto& model,
+                                        const core::eval::ModelEvaluator& evaluator, const torch::jit::Module& module,
+                                        const std::vector<StatePair>& state) {
+  specs.insert(specs.end(), given_for_state.begin(), given_for_state.end());
+  for (const auto& pair : state) {
+    const std::string& name = evaluator.input_names()[pair.input];
+    const at::Tensor value = core::attribute_tensor(module, pair.path);
+    const bool given = std::any_of(specs.begin(), specs.end(), [&](const InputSpec& s) { return s.name == name; });
+    if (given || !core::fits_declared(graph_input(model.graph(), name), core::as_onnx_input(value))) continue;
+    InputSpec spec;
+    spec.name = name;
+    spec.shape = value.sizes().vec();
+    spec.dtype = core::dtype_of(value.scalar_type());
+    specs.push_back(spec);
+  }
+  return specs;
 }
 
 // Converts MODEL.pt again (in memory, nothing written) to learn libtorch's value of each ONNX
@@ -463,8 +491,17 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
   try {
     const core::eval::ModelEvaluator evaluator(model, core::directory_of(onnx_path),
                                                core::eval::pack_kernels(exporter->registry()));
-    const MethodArguments arguments(options.inputs, module, evaluator.input_names(), options);
     const std::vector<StatePair> state = state_pairs(module, evaluator);
+    // --input may give a state input the shape its zeros take (one the first call makes 2-d with a
+    // dynamic batch); the others give the method's arguments.
+    std::vector<InputSpec> argument_specs, state_specs;
+    for (const auto& spec : options.inputs)
+      (std::any_of(state.begin(), state.end(),
+                   [&](const StatePair& pair) { return evaluator.input_names()[pair.input] == spec.name; })
+           ? state_specs
+           : argument_specs)
+          .push_back(spec);
+    const MethodArguments arguments(argument_specs, module, evaluator.input_names(), options);
     if (options.steps > 1 && state.empty())
       throw ConfigError("verify --steps " + std::to_string(options.steps) + ": '" + onnx_path +
                             "' has no state inputs (an input NAME and an output NAME_out for a module tensor NAME)",
@@ -472,7 +509,9 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     if (!arguments.whole()) check_evaluable(evaluator, module, model_path, onnx_path, state.size());
     torch::NoGradGuard no_grad;
     std::vector<core::ModelInputs> input_sets{
-        core::inputs_for_model(model.graph(), evaluator.input_names(), arguments.graph_specs(), options.seed)};
+        core::inputs_for_model(model.graph(), evaluator.input_names(), with_state_specs(arguments.graph_specs(), state_specs, model,
+                                                                                         evaluator, module, state),
+                               options.seed)};
     for (int k = 1; k < options.samples; ++k)
       input_sets.push_back(
           core::redrawn_inputs(model.graph(), evaluator.input_names(), input_sets[0], options.seed + k, k));
@@ -487,9 +526,10 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
       for (size_t k = 0; k < state.size(); ++k) {
         core::set_attribute_tensor(module, state[k].path, loaded_state[k].clone());
         at::Tensor& fed = step.tensors[state[k].input];
-        // A state the first call gives its lasting type (an empty context filled) is an input of
-        // that type, which the export proved starts from zeros (state_start.h).
-        const bool file_type = fed.scalar_type() == loaded_state[k].scalar_type() && fed.sizes() == loaded_state[k].sizes();
+        // A state the first call gives its lasting dtype or rank (an empty context made 2-d) is an
+        // input of that type, which the export proved starts from zeros (state_start.h).
+        const bool file_type = core::fits_declared(graph_input(model.graph(), evaluator.input_names()[state[k].input]),
+                                                   core::as_onnx_input(loaded_state[k]));
         fed = file_type ? loaded_state[k].clone() : at::zeros_like(fed);
         step.described[state[k].input] =
             state[k].path + ": " +

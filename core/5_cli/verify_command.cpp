@@ -95,8 +95,9 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_option("--steps", args->options.steps,
                   "for a file exported with its module state as inputs and outputs (export's state-io): calls "
                   "in a row per input set, each step's state inputs "
-                  "fed what the step before returned (the first the model file's state), every step's outputs "
-                  "and states compared (default 1)");
+                  "fed what the step before returned (the first the model file's state, or zeros where the "
+                  "export moved the start: --input NAME:SHAPE gives their shape where a dim is dynamic), every "
+                  "step's outputs and states compared (default 1)");
   cmd->add_option("--rtol", args->options.rtol, "relative tolerance (default 1e-3)");
   cmd->add_option("--atol", args->options.atol, "absolute tolerance (default 1e-5)");
   cmd->add_option("--seed", args->options.seed, "seed for drawn inputs (default 0)");

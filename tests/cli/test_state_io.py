@@ -3,9 +3,10 @@
 graph inputs named after the attributes and graph outputs NAME_out. Each model here is called in
 a loop of 50 steps by PyTorch and by ONNX Runtime (tests/integration/ort_state_loop.js), the ONNX
 file fed the state its previous step returned, starting from the state saved in the file; every
-step's outputs and states must match (a state the first call gives its lasting shape: the ONNX
-file from zeros). Without the flag the export warns, naming the attributes; a state whose shape
-keeps changing, or that a call from zeros does not reproduce, is refused in one line.
+step's outputs and states must match (a state whose sizes calls change takes dynamic dims; one the
+first call gives its lasting rank: the ONNX file from zeros). Without the flag the export warns,
+naming the attributes; a state whose rank keeps changing, one that a call from zeros does not
+reproduce, and a trace that fixed the first call's branch are refused in one line.
 
 Environment (set by ctest): ONNXPORT, ONNXPORT_ORT_STATE_LOOP, ONNXPORT_TEST_TMP.
 """
@@ -143,22 +144,24 @@ class Vad(torch.nn.Module):
 
 
 class Marking(torch.nn.Module):
-    """Fills its empty history with ones, not zeros: a call from zeros is not the file's first."""
+    """Fills its empty history with ones, not zeros: a call from zeros is not the file's first.
+    `shape`: the history's lasting shape (2 values, in one dim or more)."""
 
-    def __init__(self):
+    def __init__(self, shape=(2,)):
         super().__init__()
         self._history = torch.zeros(0)
+        self._shape = list(shape)
 
     def forward(self, x):
         if not len(self._history):
-            self._history = torch.ones(2)
+            self._history = torch.ones(self._shape)
         y = x + self._history.sum()
-        self._history = x[-2:]
+        self._history = x[-2:].reshape(self._shape)
         return y
 
 
 class Growing(torch.nn.Module):
-    """Appends every call's input to its cache: the cache's shape changes on every call."""
+    """Appends every call's input to its cache: the cache grows by the input's length each call."""
 
     def __init__(self):
         super().__init__()
@@ -167,6 +170,18 @@ class Growing(torch.nn.Module):
     def forward(self, x):
         self._cache = torch.cat([self._cache, x])
         return self._cache.sum().reshape(1)
+
+
+class Nesting(torch.nn.Module):
+    """Wraps its record in one more dimension every call: its rank keeps changing."""
+
+    def __init__(self):
+        super().__init__()
+        self._record = torch.zeros(0)
+
+    def forward(self, x):
+        self._record = self._record.unsqueeze(0)
+        return x + self._record.sum()
 
 
 def state_value(module, name):
@@ -269,16 +284,50 @@ class StateIoTest(unittest.TestCase):
         self.assertIn("has no state inputs", r.stderr)
         self.assertIn("export the model with --state-io", r.stderr)
 
-    def test_a_state_filled_by_the_first_call_starts_from_zeros(self):
+    def refusal(self, module, name, *export_args):
+        """Exports `module` with --state-io expecting a refusal: one line, no file; returns it."""
+        model = self.save(module, name + ".pt")
+        out = path(name + ".onnx")
+        r = run("export", model, "-o", out, "--input", "x:5", "--state-io", *export_args, ok=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertFalse(os.path.exists(out))
+        return r.stderr
+
+    def dims(self, graph, name, outputs=False):
+        value = next(v for v in (graph.output if outputs else graph.input) if v.name == name)
+        return [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
+
+    def test_a_state_filled_by_the_first_call_takes_a_dynamic_dim(self):
         model = self.save(Filling(), "filling.pt")
-        r, graph, _ = self.check_loop(model, "filling", (5,), ["_context"], start_from={"_context": torch.zeros(2)})
-        self.assertIn("state '_context' takes its lasting type in the first call (float32[0] -> float32[2])", r.stderr)
-        self.assertIn("start a loop from zeros", r.stderr)
-        context = next(i for i in graph.input if i.name == "_context")
-        self.assertEqual([d.dim_value for d in context.type.tensor_type.shape.dim], [2])
-        # verify starts the ONNX file from zeros and the loaded module from its file's state.
+        r, graph, _ = self.check_loop(model, "filling", (5,), ["_context"])
+        self.assertIn("state '_context' changes size in calls (float32[0] -> float32[2]): the ONNX file takes dynamic "
+                      "dims (_context axis 0) and starts from the model file's state", r.stderr)
+        self.assertEqual(self.dims(graph, "_context"), ["_context_dim0"])
+        self.assertEqual(self.dims(graph, "_context_out", outputs=True), [2])
+        # verify starts both from the model file's state.
         r = run("verify", model, path("filling.onnx"), "--input", "x:5", "--steps", "20")
         self.assertIn("verify: ok: 3 input sets x 20 steps", r.stdout)
+
+    def test_a_growing_cache_takes_dynamic_dims_in_and_out(self):
+        model = self.save(Growing(), "growing.pt")
+        r, graph, steps = self.check_loop(model, "growing", (5,), ["_cache"])
+        self.assertIn("state '_cache' changes size in calls (float32[0] -> float32[5])", r.stderr)
+        self.assertEqual(self.dims(graph, "_cache"), ["_cache_dim0"])
+        self.assertEqual(self.dims(graph, "_cache_out", outputs=True), ["_cache_out_dim0"])
+        self.assertEqual(list(steps[-1][1][0].shape), [5 * STEPS])
+
+    def test_a_state_filled_in_a_branch_follows_the_branch_in_script_mode(self):
+        model = self.save(Marking(), "marking.pt")
+        r, graph, _ = self.check_loop(model, "marking", (5,), ["_history"], "--mode", "script")
+        self.assertIn("If", [n.op_type for n in graph.node])
+        self.assertEqual(self.dims(graph, "_history"), ["_history_dim0"])
+
+    def test_a_trace_that_fixes_the_first_calls_branch_is_refused(self):
+        stderr = self.refusal(Marking(), "marking_traced", "--mode", "trace")
+        self.assertIn("--state-io: the graph traced from the model file's state does not give the module's next call "
+                      "from the state ('_history') after it: their values differ", stderr)
+        self.assertIn("export with --mode script", stderr)
 
     def test_voice_activity_shaped_model_with_state_made_in_its_first_call(self):
         model = self.save(Vad(), "vad.pt")
@@ -287,31 +336,27 @@ class StateIoTest(unittest.TestCase):
             r, graph, steps = self.check_loop(model, f"vad{sr}", (2, width), ["_context", "_state"], "--mode", "script",
                                               "--input", f"sr:int={sr}", call_args=(sr,), start_from=zeros)
             self.assertIn("states '_context', '_state' take their lasting types in the first call", r.stderr)
+            self.assertIn(f"forward also assigns numbers (_last_batch_size = 2, _last_sr = {sr}), which are no state "
+                          "inputs", r.stderr)
             # The branches on the remembered batch size and rate are decided for the first call on.
             self.assertNotIn("If", [n.op_type for n in graph.node])
             self.assertGreater(float(steps[-1][1][1].abs().max()), 0.0)
+        # verify takes the states' shapes besides the arguments (needed where their dims are dynamic).
+        r = run("verify", model, path("vad8000.onnx"), "--input", "x:2x256", "--input", "sr:int=8000",
+                "--input", "_context:2x32", "--input", "_state:2x16", "--steps", "4", "--mode", "script")
+        self.assertIn("verify: ok: 3 input sets x 4 steps", r.stdout)
 
     def test_a_state_not_made_from_zeros_is_refused(self):
-        model = self.save(Marking(), "marking.pt")
-        out = path("marking.onnx")
-        r = run("export", model, "-o", out, "--input", "x:5", "--state-io", "--mode", "script", ok=False)
-        self.assertEqual(r.returncode, 1)
-        self.assertIn("--state-io: state '_history' is float32[0] in the model file and float32[2] after a call, "
-                      "and a call from zeros in its place does not give the file's first call", r.stderr)
-        self.assertIn("call it once, then save it", r.stderr)
-        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-        self.assertFalse(os.path.exists(out))
+        stderr = self.refusal(Marking((1, 2)), "marking2d", "--mode", "script")
+        self.assertIn("--state-io: state '_history' is float32[0] in the model file and float32[1,2] after a call, "
+                      "and a call from zeros in its place does not give the file's first call", stderr)
+        self.assertIn("call it once, then save it", stderr)
 
-    def test_a_state_that_keeps_changing_shape_is_refused(self):
-        model = self.save(Growing(), "growing.pt")
-        out = path("growing.onnx")
-        r = run("export", model, "-o", out, "--input", "x:5", "--state-io", ok=False)
-        self.assertEqual(r.returncode, 1)
-        self.assertIn("--state-io: state '_cache' is float32[0] in the model file and float32[5] after a call and "
-                      "float32[10] after two", r.stderr)
-        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-        self.assertFalse(os.path.exists(out))
-
+    def test_a_state_whose_rank_keeps_changing_is_refused(self):
+        stderr = self.refusal(Nesting(), "nesting")
+        self.assertIn("--state-io: state '_record' is float32[0] in the model file and float32[1,0] after a call and "
+                      "float32[1,1,0] after two: an input and output of the ONNX file cannot follow a dtype or rank "
+                      "that keeps changing", stderr)
 
 if __name__ == "__main__":
     unittest.main()

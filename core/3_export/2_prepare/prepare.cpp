@@ -535,8 +535,8 @@ void take_state_inputs(const torch::jit::Graph& graph, PreparedGraph& out, std::
   }
 }
 
-// A state tensor must keep its dtype and shape through a call, or the file's output would not fit
-// its input on the next one.
+// A state tensor must keep its dtype and shape through a call (but for the dims that calls change,
+// state_start.h), or the file's output would not fit its input on the next one.
 void check_state_keeps_its_type(const PreparedGraph& out) {
   if (!out.state_io) return;
   const auto& outputs = out.graph->outputs();
@@ -544,7 +544,17 @@ void check_state_keeps_its_type(const PreparedGraph& out) {
     const at::Tensor& loaded = out.state_loaded[k];
     auto after = outputs[outputs.size() - out.state_paths.size() + k]->type()->cast<c10::TensorType>();
     const auto sizes = after ? after->sizes().concrete_sizes() : c10::nullopt;
-    if (after && sizes && after->scalarType() == loaded.scalar_type() && *sizes == loaded.sizes().vec()) continue;
+    auto fits = [&] {
+      if (!after || !sizes || after->scalarType() != loaded.scalar_type() || sizes->size() != loaded.sizes().size())
+        return false;
+      const auto dynamic = out.state_dynamic_axes.find(out.state_paths[k]);
+      for (size_t d = 0; d < sizes->size(); ++d)
+        if ((*sizes)[d] != loaded.size(d) &&
+            (dynamic == out.state_dynamic_axes.end() || !dynamic->second.count(static_cast<int64_t>(d))))
+          return false;
+      return true;
+    };
+    if (fits()) continue;
     const std::string now = after && sizes && after->scalarType()
                                 ? type_text(after)
                                 : "a value of another type";
@@ -556,17 +566,36 @@ void check_state_keeps_its_type(const PreparedGraph& out) {
   }
 }
 
+// The dims a state's calls change, named after its input or output: "_cache_dim0".
+void add_state_dynamic_axes(const StateStart& started, PreparedGraph& out) {
+  auto add = [&](const std::string& name, const std::vector<int64_t>& axes) {
+    for (int64_t axis : axes) out.state_dynamic_axes[name][axis] = name + "_dim" + std::to_string(axis);
+  };
+  for (const auto& [path, axes] : started.input_axes) add(path, axes);
+  for (const auto& [path, axes] : started.output_axes) add(path + "_out", axes);
+}
+
 }  // namespace
 
-PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
+PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& given) {
   PreparedGraph out;
   out.warnings = loaded.warnings;
-  if (options.state_io && loaded.module)
-    if (auto started = start_state_after_first_call(*loaded.module, loaded.inputs, options)) {
-      loaded.module = started->module;
-      loaded.module_owned = true;  // a copy of its own
+  std::optional<StateCall> later_state_call;
+  if (given.state_io && loaded.module)
+    if (auto started = start_state_after_first_call(*loaded.module, loaded.inputs, given)) {
+      if (started->module) {
+        loaded.module = *started->module;
+        loaded.module_owned = true;  // a copy of its own
+      }
       out.warnings.push_back(started->warning);
+      add_state_dynamic_axes(*started, out);
+      later_state_call = started->later_call;
     }
+  if (given.state_io && loaded.module)
+    if (auto numbers = number_state_warning(*loaded.module)) out.warnings.push_back(*numbers);
+  ExportOptions widened;
+  if (!out.state_dynamic_axes.empty()) widened = with_state_dynamic_axes(given, out);
+  const ExportOptions& options = out.state_dynamic_axes.empty() ? given : widened;
   std::shared_ptr<torch::jit::Graph> graph =
       loaded.module ? frozen_forward(*loaded.module, loaded.module_owned, loaded.inputs.size(), loaded.whole_arguments,
                                      options, out)
@@ -668,11 +697,21 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options) {
   if (out.transposes) out.transposes->pause(false);
   out.graph = graph;
   check_state_keeps_its_type(out);
+  if (later_state_call) {
+    check_graph_gives_later_call(graph, run_inputs, *later_state_call, out.state_paths, mode.script);
+    buffers.restore();
+  }
   out.resized = run_resized(out, graph_input_names(options, out.input_names, out.example_tensors.size()), options);
   buffers.restore();
   out.untraced.reset();
   out.untraced_self.reset();
   return out;
+}
+
+ExportOptions with_state_dynamic_axes(const ExportOptions& given, const PreparedGraph& out) {
+  ExportOptions options = given;
+  for (const auto& [name, axes] : out.state_dynamic_axes) options.dynamic_axes[name].insert(axes.begin(), axes.end());
+  return options;
 }
 
 std::vector<std::string> graph_input_names(const ExportOptions& o, const std::vector<std::string>& from_specs,

@@ -13,6 +13,10 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& options);
 
 // The graph inputs' names, one per graph input: input_names, else the name the --input specs
 // give it (PreparedGraph::input_names), else "input_<k>".
+// `given` with the dims a --state-io state's calls change (PreparedGraph::state_dynamic_axes) made
+// dynamic, where the user named none: what the export's later stages take.
+ExportOptions with_state_dynamic_axes(const ExportOptions& given, const PreparedGraph& prepared);
+
 std::vector<std::string> graph_input_names(const ExportOptions& options, const std::vector<std::string>& from_specs,
                                            size_t count);
 

@@ -1,5 +1,8 @@
 #include "3_export/2_prepare/state_start.h"
 
+#include <algorithm>
+#include <sstream>
+
 #include "onnxport/errors.h"
 #include "1_base/libtorch_message.h"
 #include "3_export/2_prepare/attribute_writes.h"
@@ -49,7 +52,36 @@ bool same_type(const at::Tensor& a, const at::Tensor& b) {
   return a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes();
 }
 
-bool close(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+bool same_rank_and_dtype(const at::Tensor& a, const at::Tensor& b) {
+  return a.scalar_type() == b.scalar_type() && a.dim() == b.dim();
+}
+
+// The axes along which `a` and `b`, of one rank, differ in size, added to `axes` (kept sorted).
+void add_differing_axes(const at::Tensor& a, const at::Tensor& b, std::vector<int64_t>& axes) {
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (a.size(d) != b.size(d) && std::find(axes.begin(), axes.end(), d) == axes.end()) axes.push_back(d);
+  std::sort(axes.begin(), axes.end());
+}
+
+std::string tensor_type(const at::Tensor& t) { return type_text(c10::TensorType::create(t)); }
+
+std::string axes_text(const std::vector<int64_t>& axes) {
+  std::string text = axes.size() == 1 ? "axis " : "axes ";
+  for (size_t i = 0; i < axes.size(); ++i) text += (i ? ", " : "") + std::to_string(axes[i]);
+  return text;
+}
+
+// The tensors the method assigns, by attribute path.
+std::vector<std::string> tensor_state_paths(const torch::jit::Module& module) {
+  std::vector<std::string> paths;
+  for (const auto& path : assigned_attributes(module.get_method("forward")))
+    if (attribute_tensor(module, path).defined()) paths.push_back(path);
+  return paths;
+}
+
+}  // namespace
+
+bool same_tensors(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (!same_type(a[i], b[i])) return false;
@@ -61,18 +93,6 @@ bool close(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
   }
   return true;
 }
-
-std::string tensor_type(const at::Tensor& t) { return type_text(c10::TensorType::create(t)); }
-
-// The tensors the method assigns, by attribute path.
-std::vector<std::string> tensor_state_paths(const torch::jit::Module& module) {
-  std::vector<std::string> paths;
-  for (const auto& path : assigned_attributes(module.get_method("forward")))
-    if (attribute_tensor(module, path).defined()) paths.push_back(path);
-  return paths;
-}
-
-}  // namespace
 
 std::optional<StateStart> start_state_after_first_call(const torch::jit::Module& module,
                                                        const std::vector<torch::jit::IValue>& arguments,
@@ -97,11 +117,11 @@ std::optional<StateStart> start_state_after_first_call(const torch::jit::Module&
     return "--state-io: state '" + paths[k] + "' is " + tensor_type(in_file[k]) + " in the model file and " +
            tensor_type(from_file.state[k]) + " after a call";
   };
-  // The calls below differ from the first only in the state they start from.
-  auto call_again = [&](const torch::jit::Module& from, const char* what) {
-    torch::jit::Module copy = own_copy(from, options);
+  // The calls below differ from the first only in the state they start from; `module` is left in
+  // the state its call leaves.
+  auto call_from = [&](torch::jit::Module& module, const char* what) {
     try {
-      return call(copy, arguments, paths);
+      return call(module, arguments, paths);
     } catch (const std::exception& e) {
       throw ModelError(first_change(changed.front()) + "; calling the model " + what + " failed: " +
                            libtorch_error_line(e.what()),
@@ -109,35 +129,118 @@ std::optional<StateStart> start_state_after_first_call(const torch::jit::Module&
                                                "once, then save it), or export without --state-io"));
     }
   };
-  const Call again = call_again(first, "a second time");
-  for (size_t k : changed)
-    if (!same_type(from_file.state[k], again.state[k]))
-      throw ModelError(first_change(k) + " and " + tensor_type(again.state[k]) +
-                           " after two: an input and output of the ONNX file cannot follow a type that keeps changing",
-                       ErrorContext::with_hint("keep the state at a fixed size in the model, or export without "
+  torch::jit::Module second = own_copy(first, options);
+  const Call again = call_from(second, "a second time");
+  for (size_t k = 0; k < paths.size(); ++k)
+    if (!same_rank_and_dtype(from_file.state[k], again.state[k]))
+      throw ModelError((same_type(in_file[k], from_file.state[k]) ? "--state-io: state '" + paths[k] + "' is " +
+                                                                        tensor_type(in_file[k]) + " after a call"
+                                                                  : first_change(k)) +
+                           " and " + tensor_type(again.state[k]) +
+                           " after two: an input and output of the ONNX file cannot follow a dtype or rank that "
+                           "keeps changing",
+                       ErrorContext::with_hint("keep the state's dtype and rank fixed in the model, or export without "
                                                "--state-io"));
 
+  StateStart start;
+  for (size_t k = 0; k < paths.size(); ++k) {
+    std::vector<int64_t> axes;
+    add_differing_axes(from_file.state[k], again.state[k], axes);
+    if (!axes.empty()) start.output_axes[paths[k]] = axes;
+  }
+  std::vector<size_t> reshaped;  // the states whose dtype or rank the first call changed
+  for (size_t k : changed)
+    if (!same_rank_and_dtype(in_file[k], from_file.state[k])) reshaped.push_back(k);
+  std::string names, types;
+  for (size_t k : reshaped.empty() ? changed : reshaped) {
+    names += (names.empty() ? "'" : ", '") + paths[k] + "'";
+    types += (types.empty() ? "" : ", ") + tensor_type(in_file[k]) + " -> " + tensor_type(from_file.state[k]);
+  }
+  const bool one = (reshaped.empty() ? changed : reshaped).size() == 1;
+
+  if (reshaped.empty()) {  // sizes only: dynamic dims, from the file's state
+    start.input_axes = start.output_axes;
+    for (size_t k : changed) add_differing_axes(in_file[k], from_file.state[k], start.input_axes[paths[k]]);
+    start.later_call = StateCall{from_file.state, again.outputs, again.state};
+    std::string dims;
+    for (const auto& [path, axes] : start.input_axes)
+      dims += (dims.empty() ? "" : ", ") + path + " " + axes_text(axes);
+    start.warning = std::string("--state-io: state") + (one ? " " : "s ") + names + " change" + (one ? "s" : "") +
+                    " size in calls (" + types + "): the ONNX file takes dynamic dims (" + dims +
+                    ") and starts from the model file's state";
+    return start;
+  }
+
   // From the first call on: the states that changed start from zeros, the others from the file.
-  torch::jit::Module start = own_copy(first, options);
-  for (size_t k = 0; k < paths.size(); ++k) set_attribute_tensor(start, paths[k], in_file[k]);
-  for (size_t k : changed) set_attribute_tensor(start, paths[k], at::zeros_like(from_file.state[k]));
-  const Call from_zeros = call_again(start, "from zeros in that state");
-  if (!close(from_zeros.outputs, from_file.outputs) || !close(from_zeros.state, from_file.state))
-    throw ModelError(first_change(changed.front()) +
+  torch::jit::Module from_zeros_module = own_copy(first, options);
+  for (size_t k = 0; k < paths.size(); ++k) set_attribute_tensor(from_zeros_module, paths[k], in_file[k]);
+  for (size_t k : changed) set_attribute_tensor(from_zeros_module, paths[k], at::zeros_like(from_file.state[k]));
+  start.module = own_copy(from_zeros_module, options);
+  const Call from_zeros = call_from(from_zeros_module, "from zeros in that state");
+  if (!same_tensors(from_zeros.outputs, from_file.outputs) || !same_tensors(from_zeros.state, from_file.state))
+    throw ModelError(first_change(reshaped.front()) +
                          ", and a call from zeros in its place does not give the file's first call: an input and "
                          "output of the ONNX file cannot take both types",
                      ErrorContext::with_hint("save the model with its state in the type the calls keep (call it "
                                              "once, then save it), or export without --state-io"));
-  std::string names, types;
-  for (size_t k : changed) {
-    names += (names.empty() ? "'" : ", '") + paths[k] + "'";
-    types += (types.empty() ? "" : ", ") + tensor_type(in_file[k]) + " -> " + tensor_type(from_file.state[k]);
+  std::string dims;
+  if (!start.output_axes.empty()) {  // a state that keeps changing size: checked one call further
+    start.input_axes = start.output_axes;
+    const Call later = call_from(from_zeros_module, "from zeros, a second time");
+    start.later_call = StateCall{from_zeros.state, later.outputs, later.state};
+    for (const auto& [path, axes] : start.input_axes)
+      dims += (dims.empty() ? "; dynamic dims: " : ", ") + path + " " + axes_text(axes);
   }
-  const bool one = changed.size() == 1;
-  return StateStart{start, std::string("--state-io: state") + (one ? " " : "s ") + names +
-                               (one ? " takes its lasting type" : " take their lasting types") + " in the first call (" +
-                               types + "): the ONNX file takes " + (one ? "it" : "them") +
-                               " so; start a loop from zeros, which gives the model file's first call"};
+  start.warning = std::string("--state-io: state") + (one ? " " : "s ") + names +
+                  (one ? " takes its lasting type" : " take their lasting types") + " in the first call (" + types +
+                  "): the ONNX file takes " + (one ? "it" : "them") +
+                  " so; start a loop from zeros, which gives the model file's first call" + dims;
+  return start;
+}
+
+std::optional<std::string> number_state_warning(const torch::jit::Module& module) {
+  std::string listed;
+  for (const auto& path : assigned_attributes(module.get_method("forward"))) {
+    const auto [owner, name] = attribute_owner(module, path);
+    if (name.empty()) continue;
+    const c10::IValue value = owner.attr(name);
+    if (!value.isInt() && !value.isDouble() && !value.isBool()) continue;
+    std::ostringstream text;
+    text << value;
+    listed += (listed.empty() ? "" : ", ") + path + " = " + text.str();
+  }
+  if (listed.empty()) return std::nullopt;
+  return "--state-io: forward also assigns numbers (" + listed +
+         "), which are no state inputs: every call of the ONNX file reads them so, and one that would change them "
+         "(another batch size or sample rate) computes as if they held";
+}
+
+void check_graph_gives_later_call(const std::shared_ptr<torch::jit::Graph>& graph, torch::jit::Stack inputs,
+                                  const StateCall& later, const std::vector<std::string>& paths, bool scripted) {
+  const size_t first_state = inputs.size() - later.state.size();
+  for (size_t k = 0; k < later.state.size(); ++k) inputs[first_state + k] = later.state[k].clone();
+  std::vector<at::Tensor> expected = later.outputs, got;
+  expected.insert(expected.end(), later.state_after.begin(), later.state_after.end());
+  std::string failed;
+  try {
+    const at::NoGradGuard no_grad;
+    run_graph(graph, inputs);
+    for (const auto& v : inputs) collect_tensors(v, got);
+  } catch (const std::exception& e) {
+    failed = ": running it failed: " + libtorch_error_line(e.what());
+  }
+  if (failed.empty() && same_tensors(got, expected)) return;
+  std::string names;
+  for (const auto& path : paths) names += (names.empty() ? "'" : ", '") + path + "'";
+  throw ModelError("--state-io: the graph " + std::string(scripted ? "scripted" : "traced") +
+                       " from the model file's state does not give the module's next call from " +
+                       "the state (" + names + ") after it" +
+                       (failed.empty() ? ": their values differ" : failed),
+                   ErrorContext::with_hint(scripted ? "save the model with its state as one call leaves it (call it "
+                                                      "once, then save it), or export without --state-io"
+                                                    : "export with --mode script, which keeps the branches on the "
+                                                      "state in the graph, or save the model with its state as one "
+                                                      "call leaves it"));
 }
 
 }  // namespace onnxport::core

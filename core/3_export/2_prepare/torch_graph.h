@@ -49,6 +49,9 @@ struct PreparedGraph {
   std::vector<std::string> state_paths;
   std::vector<at::Tensor> state_loaded;
   bool state_io = false;
+  // The state inputs and outputs whose sizes calls change (state_start.h), axis -> dim name: the
+  // export adds them to its dynamic axes.
+  std::map<std::string, std::map<int64_t, std::string>> state_dynamic_axes;
   // When the graph still reads module attributes (training mode keeps mutated buffers such
   // as BatchNorm running stats), input 0 is `self` and prim::GetAttr chains resolve here.
   std::optional<torch::jit::Module> self;
