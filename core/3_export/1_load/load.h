@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "onnxport/options.h"
+#include "onnxport/types.h"
 
 namespace onnxport::core {
 
@@ -29,6 +30,10 @@ struct LoadedModel {
   std::vector<std::string> warnings;  // what loading noticed, for the report
   // A torch.export program (program_graph.h): "torch.export program, schema 8.2 (PyTorch 2.6.0)".
   std::string program;
+  // A program's values by name: each dim as its tensor_meta gives it (a size, a symbol "s0", or
+  // unknown for an expression), which ONNX inference does not always find (a Reshape to sizes
+  // computed at run time).
+  std::unordered_map<std::string, std::vector<Dim>> program_dims;
 };
 
 // torch.set_default_dtype(dtype) until destroyed, then the default before it again: a model is

@@ -107,9 +107,19 @@ class ProgramGraphBuilder {
   }
 
   void type_value(Value* v, const std::string& name) {
-    if (values_json_->contains(name))
-      v->setType(tensor_type(values_json_->at(name), "'" + archive_.path() + "': " + name));
     v->setDebugName(name);  // Python identifiers, valid TorchScript names
+    if (values_json_->contains(name)) {
+      const json& meta = values_json_->at(name);
+      v->setType(tensor_type(meta, "'" + archive_.path() + "': " + name));
+      std::vector<Dim> dims;
+      for (const auto& size : meta.at("sizes")) {
+        const std::string symbol = program_symbol(size);
+        dims.push_back(size.contains("as_int") ? Dim::fixed(size.at("as_int").get<int64_t>())
+                       : symbol.empty()        ? Dim::unknown()
+                                               : Dim::named(symbol));
+      }
+      loaded_.program_dims[v->debugName()] = std::move(dims);
+    }
     values_[name] = v;
   }
 

@@ -23,6 +23,7 @@
 #include "3_export/2_prepare/quantized_weights.h"
 #include "3_export/2_prepare/module_tensor_reads.h"
 #include "3_export/2_prepare/resized_run.h"
+#include "3_export/2_prepare/packed_projection.h"
 #include "3_export/2_prepare/state_start.h"
 #include "3_export/2_prepare/straight_line_freeze.h"
 
@@ -641,6 +642,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& given) {
   out.mode_reason = mode.reason;
   if (!loaded.program.empty()) {
     out.from_program = true;
+    out.program_dims = std::move(loaded.program_dims);
     out.mode_reason = loaded.program + ": its graph as exported, typed from its tensor_meta";
   }
   out.warnings.insert(out.warnings.end(), mode.warnings.begin(), mode.warnings.end());
@@ -694,6 +696,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& given) {
     throw ModelError(std::string("running the model on the example inputs failed: ") + e.what_without_backtrace(),
                      ErrorContext::with_hint(example_inputs_hint(inputs, options)));
   }
+  if (fold_packed_projection_splits(*graph) > 0) torch::jit::EliminateDeadCode(graph);
   if (out.transposes) out.transposes->pause(false);
   out.graph = graph;
   check_state_keeps_its_type(out);

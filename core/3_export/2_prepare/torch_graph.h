@@ -60,6 +60,7 @@ struct PreparedGraph {
   bool scripted = false;
   std::string mode_reason;            // why trace or script (ExportMode::Auto), for --verbose
   bool from_program = false;          // a torch.export program: neither traced nor scripted
+  std::unordered_map<std::string, std::vector<Dim>> program_dims;  // LoadedModel::program_dims
   std::vector<std::string> warnings;  // e.g. data-dependent branches a trace fixed
   ResizedRun resized;                 // with dynamic axes and their check on
   // Per example input (tuples flattened): torch.onnx keeps it in the graph where onnxport may

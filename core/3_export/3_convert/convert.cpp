@@ -178,6 +178,24 @@ void fill_missing_type(CoreValue& v, TensorType traced, OnnxModel& model) {
   if (!v.name().empty()) model.value_types[v.name()] = to_type_proto(t);
 }
 
+// Where ONNX inference left a dim unknown (a Reshape to sizes computed at run time), the dim a
+// program's tensor_meta gives: a size, or its symbol, which names the graph inputs' dims too.
+void refine_from_program(CoreValue& v, const std::vector<Dim>& program, OnnxModel& model) {
+  TensorType t = v.type();
+  if (is_complex_dtype(t.dtype) || v.is_complex()) return;  // its real pair has one dim more
+  if (!t.shape) t.shape = std::vector<Dim>(program.size(), Dim::unknown());
+  if (t.shape->size() != program.size()) return;
+  bool changed = false;
+  for (size_t d = 0; d < program.size(); ++d)
+    if ((*t.shape)[d].kind == Dim::Kind::Unknown && program[d].kind != Dim::Kind::Unknown) {
+      (*t.shape)[d] = program[d];
+      changed = true;
+    }
+  if (!changed) return;
+  v.set_type(t);
+  if (!v.name().empty()) model.value_types[v.name()] = to_type_proto(t);
+}
+
 TensorType input_type(const at::Tensor& t, const std::string& name, const ExportOptions& o) {
   TensorType type;
   type.dtype = dtype_of(t.scalar_type());
@@ -605,7 +623,12 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
     }
     if (i >= view.output_types.size()) continue;
     auto* cv = static_cast<CoreValue*>(outs[i]);
-    if (cv->is_tensor() && !cv->is_constant()) fill_missing_type(*cv, view.output_types[i], model_);
+    if (cv->is_tensor() && !cv->is_constant()) {
+      fill_missing_type(*cv, view.output_types[i], model_);
+      if (i < n->outputs().size())
+        if (auto dims = prepared_.program_dims.find(n->outputs()[i]->debugName()); dims != prepared_.program_dims.end())
+          refine_from_program(*cv, dims->second, model_);
+    }
     if (view.output_is_scalar[i]) cv->set_scalar(true);
   }
   if (!passes_values_through(n))

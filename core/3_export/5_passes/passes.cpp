@@ -28,6 +28,14 @@ std::vector<std::string> PassStats::summary() const {
     for (const auto& [op, n] : removed_noops) line += " " + op + " x" + std::to_string(n);
     lines.push_back(line);
   }
+  if (merged_reshape_chains)
+    lines.push_back("Reshape-Transpose-Reshape merging: " + std::to_string(merged_reshape_chains) +
+                    " chains made one Reshape and one Transpose");
+  if (merged_transposes)
+    lines.push_back("Transpose merging: " + std::to_string(merged_transposes) + " pairs made one Transpose");
+  if (constant_reshape_targets)
+    lines.push_back("Reshape targets from the types: " + std::to_string(constant_reshape_targets) +
+                    " made constant");
   if (merged_nodes)
     lines.push_back("common-subexpression elimination: " + nodes_text(merged_nodes) + " merged into earlier ones");
   if (deduplicated_initializers)
@@ -58,7 +66,10 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, Transp
   // After folding, as in torch.onnx: an input only a folded Shape read may go too.
   if (options.drop_unused_inputs) stats.dropped_inputs = drop_unused_inputs(model, shape_reads);
   if (options.optimize < 1) return stats;
+  stats.merged_reshape_chains = merge_reshape_transpose_reshape(model);
+  stats.merged_transposes = merge_transposes(model);
   stats.removed_noops = remove_noops(model, options.opset_version, inference);
+  stats.constant_reshape_targets = constant_reshape_targets(model);
   // Initializers listed as graph inputs can be fed by the user: they are not constants to rewrite
   // or merge.
   const bool initializers_are_constant =

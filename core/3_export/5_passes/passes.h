@@ -79,6 +79,24 @@ size_t fuse_conv_batchnorm(OnnxModel& model);
 // the removed nodes by op type.
 std::map<std::string, size_t> remove_noops(OnnxModel& model, int opset, bool inference);
 
+// pass_transposes.cpp: a Transpose of a Transpose only it reads becomes one Transpose by the
+// composed permutation (no-op removal then drops an identity). Returns the number merged.
+size_t merge_transposes(OnnxModel& model);
+
+// pass_reshapes.cpp: a Reshape, Transpose, Reshape chain whose last Reshape only splits dims (as
+// multi-head attention's q.view(L, B*H, d).transpose(0, 1).view(B, H, L, d)) becomes one Reshape
+// that splits them first and one Transpose: Reshape(x, [L, B, H, d]), Transpose(1, 2, 0, 3).
+// Needs the dims from the types (sizes, or symbols that pair up; one dim of the middle shape may
+// be unknown, as its split is then what the element count leaves). Returns the chains merged.
+size_t merge_reshape_transpose_reshape(OnnxModel& model);
+
+// pass_reshapes.cpp: a Reshape whose target is computed at run time (a view's sizes taken
+// from symbolic dims: Shape, Gather, Mul, Concat) gets a constant target where its output's type
+// says enough (a torch.export program's tensor_meta gives it): each dim's size, 0 where it is the
+// input's dim at that place (the same symbol), -1 for one other. The nodes that computed the
+// target then go as dead code. Returns the number of targets made constant.
+size_t constant_reshape_targets(OnnxModel& model);
+
 // pass_cse.cpp: common-subexpression elimination. A standard-domain node without sub-graphs
 // that repeats an earlier node's op, inputs and attributes is dropped and its outputs read from
 // the earlier one (random ops and custom domains excepted). Returns the number dropped.
@@ -115,7 +133,8 @@ std::vector<std::string> drop_unused_inputs(OnnxModel& model, const ShapeReads& 
 // The ONNX-passes stage, by options.optimize:
 //   0: what torch.onnx does: dead code, constant folding (do_constant_folding), Conv+BN fusion
 //      (eval mode with parameters), each followed by dead-code elimination when it changed something;
-//   1 (default): then no-op removal, initializer deduplication (parameters written as
+//   1 (default): then Reshape-Transpose-Reshape and Transpose-Transpose merging, no-op removal,
+//      constant Reshape targets from the types, initializer deduplication (parameters written as
 //      initializers only) and common-subexpression elimination: rewrites that compute exactly
 //      what the graph computed before;
 //   2: then bias fusion, which adds the constants in another order (results may differ in the
@@ -127,6 +146,9 @@ struct PassStats {
   size_t fused_conv_bn = 0;
   size_t fused_bias_adds = 0;
   std::map<std::string, size_t> removed_noops;
+  size_t constant_reshape_targets = 0;
+  size_t merged_reshape_chains = 0;
+  size_t merged_transposes = 0;
   size_t merged_nodes = 0;
   size_t deduplicated_initializers = 0;
   size_t removed_dead_nodes = 0;

@@ -1,0 +1,202 @@
+// The passes that shorten shape plumbing: Reshape-Transpose-Reshape and Transpose-Transpose
+// merging, constant Reshape targets from the types (pass_reshapes.cpp, pass_transposes.cpp), and
+// multi-head attention's packed in-projection split read as a chunk (packed_projection.h). Each
+// rewritten graph is run against the original on the same input.
+#include "doctest_torch.h"  // before any libtorch header
+
+#include <map>
+
+#include <torch/csrc/jit/ir/irparser.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+
+#include "3_export/2_prepare/packed_projection.h"
+#include "3_export/2_prepare/torch_graph.h"
+#include "3_export/5_passes/passes.h"
+#include "1_base/torch_tensors.h"
+#include "support.h"
+
+using namespace onnxport;
+using namespace onnxport::core;
+using namespace onnxport::core_test;
+
+namespace {
+
+TensorType dims_type(std::vector<Dim> dims) { return TensorType{DType::Float, std::move(dims)}; }
+
+// Runs a graph of Reshape and Transpose nodes with ATen: `values` holds the graph's inputs (a
+// computed target fed as one), initializers are read from the model.
+at::Tensor run_shape_ops(const OnnxModel& m, std::map<std::string, at::Tensor> values) {
+  for (const auto& init : m.initializers) values[init.name] = to_aten(init.tensor);
+  for (const auto& node : m.nodes) {
+    const auto& p = node.proto;
+    const at::Tensor x = values.at(p.input(0));
+    if (p.op_type() == "Reshape") {
+      std::vector<int64_t> target;
+      const at::Tensor t = values.at(p.input(1));
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        const int64_t d = t[i].item<int64_t>();
+        target.push_back(d == 0 ? x.size(i) : d);
+      }
+      values[p.output(0)] = x.reshape(target);
+    } else {
+      REQUIRE(p.op_type() == "Transpose");
+      const auto* perm = find_attr(p, "perm");
+      values[p.output(0)] = x.permute(std::vector<int64_t>(perm->ints().begin(), perm->ints().end()));
+    }
+  }
+  return values.at(m.outputs.at(0).name);
+}
+
+at::Tensor ints(std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
+
+// x [L, B, E] -> Reshape [L, B*H, d] -> Transpose(1, 0, 2) -> Reshape [B, H, L, d], as multi-head
+// attention views its queries; with `symbolic`, L and B are symbols and the targets computed
+// (graph inputs t1, t2), the middle dims unknown where they are products.
+OnnxModel attention_view(bool symbolic) {
+  OnnxModel m;
+  const Dim l = symbolic ? Dim::named("s1") : Dim::fixed(5), b = symbolic ? Dim::named("s0") : Dim::fixed(3);
+  const Dim bh = symbolic ? Dim::unknown() : Dim::fixed(12);
+  add_input(m, "x", dims_type({l, b, Dim::fixed(32)}));
+  if (symbolic) {
+    add_input(m, "t1", tensor_type(DType::Int64, {3}));
+    add_input(m, "t2", tensor_type(DType::Int64, {4}));
+  } else {
+    m.initializers.push_back({"t1", Tensor::ints({5, 12, 8}), ""});
+    m.initializers.push_back({"t2", Tensor::ints({3, 4, 5, 8}), ""});
+  }
+  m.nodes.push_back(onnx_node("Reshape", {"x", "t1"}, {"r1"}));
+  m.value_types["r1"] = to_type_proto(dims_type({l, bh, Dim::fixed(8)}));
+  m.nodes.push_back(onnx_node("Transpose", {"r1"}, {"t"}, {attr_ints("perm", {1, 0, 2})}));
+  m.value_types["t"] = to_type_proto(dims_type({bh, l, Dim::fixed(8)}));
+  m.nodes.push_back(onnx_node("Reshape", {"t", "t2"}, {"y"}));
+  m.value_types["y"] = to_type_proto(dims_type({b, Dim::fixed(4), l, Dim::fixed(8)}));
+  add_output(m, "y");
+  return m;
+}
+
+// proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2) as %q, E = 4 (torch.nn.
+// functional's _in_projection_packed), then `uses` of %q.
+std::shared_ptr<torch::jit::Graph> packed_projection(const std::string& uses) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::parseIR(R"IR(
+graph(%proj : Float(5, 2, 12)):
+  %m1 : int = prim::Constant[value=-1]()
+  %m2 : int = prim::Constant[value=-2]()
+  %z : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %sizes : int[] = prim::Constant[value=[3, 4]]()
+  %u : Tensor = aten::unflatten(%proj, %m1, %sizes)
+  %s : Tensor = aten::unsqueeze(%u, %z)
+  %t : Tensor = aten::transpose(%s, %z, %m2)
+  %q : Tensor = aten::squeeze(%t, %m2)
+)IR" + uses,
+                      graph.get());
+  return graph;
+}
+
+}  // namespace
+
+TEST_CASE("a Reshape, Transpose, Reshape that splits dims becomes one Reshape and one Transpose") {
+  const at::Tensor x = at::randn({5, 3, 32});
+  for (bool symbolic : {false, true}) {
+    CAPTURE(symbolic);
+    OnnxModel m = attention_view(symbolic);
+    std::map<std::string, at::Tensor> feed{{"x", x}};
+    if (symbolic) feed = {{"x", x}, {"t1", ints({5, 12, 8})}, {"t2", ints({3, 4, 5, 8})}};
+    const at::Tensor expected = run_shape_ops(m, feed);
+    REQUIRE(merge_reshape_transpose_reshape(m) == 1);
+    eliminate_dead_code(m);
+    CHECK(op_types(m.nodes) == std::vector<std::string>{"Reshape", "Transpose"});
+    const auto* perm = find_attr(m.nodes[1].proto, "perm");
+    CHECK(std::vector<int64_t>(perm->ints().begin(), perm->ints().end()) == std::vector<int64_t>{1, 2, 0, 3});
+    // Symbols copy the input's dims (0); sizes are written out.
+    const std::vector<int64_t> target = symbolic ? std::vector<int64_t>{0, 0, 4, 8} : std::vector<int64_t>{5, 3, 4, 8};
+    CHECK(initializer(m, m.nodes[0].proto.input(1)).as_int64s() == target);
+    CHECK(at::equal(run_shape_ops(m, feed), expected));
+  }
+}
+
+TEST_CASE("a Reshape chain is left alone when the last Reshape merges dims or the Transpose has another reader") {
+  OnnxModel merging = attention_view(false);
+  merging.initializers.back() = {"t2", Tensor::ints({12, 40}), ""};
+  merging.value_types["y"] = to_type_proto(float_type({12, 40}));
+  CHECK(merge_reshape_transpose_reshape(merging) == 0);
+
+  OnnxModel shared = attention_view(false);
+  shared.nodes.push_back(onnx_node("Identity", {"t"}, {"also"}));
+  add_output(shared, "also");
+  CHECK(merge_reshape_transpose_reshape(shared) == 0);
+}
+
+TEST_CASE("a Reshape to sizes computed at run time gets a constant target where its output type says enough") {
+  OnnxModel m;
+  add_input(m, "x", dims_type({Dim::named("s0"), Dim::fixed(6)}));
+  add_input(m, "target", tensor_type(DType::Int64, {3}));
+  add_input(m, "other", tensor_type(DType::Int64, {2}));
+  m.nodes.push_back(onnx_node("Reshape", {"x", "target"}, {"y"}));
+  m.value_types["y"] = to_type_proto(dims_type({Dim::named("s0"), Dim::fixed(2), Dim::fixed(3)}));
+  // Two dims neither known nor the input's: the target stays as computed.
+  m.nodes.push_back(onnx_node("Reshape", {"x", "other"}, {"z"}));
+  m.value_types["z"] = to_type_proto(dims_type({Dim::unknown(), Dim::named("s9")}));
+  add_output(m, "y");
+  add_output(m, "z");
+  CHECK(constant_reshape_targets(m) == 1);
+  CHECK(initializer(m, m.nodes[0].proto.input(1)).as_int64s() == std::vector<int64_t>{0, 2, 3});
+  CHECK(m.nodes[1].proto.input(1) == "other");
+  const at::Tensor x = at::randn({4, 6});
+  OnnxModel first_only = m;
+  first_only.nodes.pop_back();
+  CHECK(at::equal(run_shape_ops(first_only, {{"x", x}}), x.reshape({4, 2, 3})));
+}
+
+TEST_CASE("a Transpose of a Transpose becomes one by the composed permutation") {
+  OnnxModel m;
+  add_input(m, "x", float_type({2, 3, 4, 5}));
+  m.nodes.push_back(onnx_node("Transpose", {"x"}, {"a"}, {attr_ints("perm", {1, 2, 0, 3})}));
+  m.nodes.push_back(onnx_node("Transpose", {"a"}, {"b"}, {attr_ints("perm", {0, 1, 3, 2})}));
+  add_output(m, "b");
+  const at::Tensor x = at::randn({2, 3, 4, 5});
+  const at::Tensor expected = run_shape_ops(m, {{"x", x}});
+  REQUIRE(merge_transposes(m) == 1);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Transpose"});
+  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x"});
+  CHECK(at::equal(run_shape_ops(m, {{"x", x}}), expected));
+}
+
+TEST_CASE("multi-head attention's packed projection split becomes a chunk of the projection") {
+  // .contiguous(), then [0], [1], [2].
+  auto graph = packed_projection(R"IR(
+  %c : Tensor = aten::contiguous(%q, %z)
+  %a : Tensor = aten::select(%c, %z, %z)
+  %b : Tensor = aten::select(%c, %z, %one)
+  %v : Tensor = aten::select(%c, %z, %two)
+  %out : (Tensor, Tensor, Tensor) = prim::TupleConstruct(%a, %b, %v)
+  return (%out)
+)IR");
+  const at::Tensor proj = at::randn({5, 2, 12});
+  auto run = [&] {
+    torch::jit::Stack stack{proj};
+    run_graph(graph, stack);
+    return stack.at(0).toTupleRef().elements();
+  };
+  const auto expected = run();
+  REQUIRE(fold_packed_projection_splits(*graph) == 1);
+  torch::jit::EliminateDeadCode(graph);
+  std::vector<std::string> kinds;
+  for (const auto* n : graph->nodes())
+    if (n->kind() != c10::prim::Constant) kinds.push_back(n->kind().toQualString());
+  CHECK(kinds == std::vector<std::string>{"aten::unsafe_chunk", "prim::ListUnpack", "prim::TupleConstruct"});
+  const auto got = run();
+  REQUIRE(got.size() == 3);
+  for (size_t i = 0; i < 3; ++i) CHECK(at::equal(got[i].toTensor(), expected[i].toTensor()));
+  CHECK(at::equal(got[1].toTensor(), proj.narrow(-1, 4, 4)));
+}
+
+TEST_CASE("a packed projection whose parts are read otherwise than by a constant select is left alone") {
+  auto graph = packed_projection(R"IR(
+  %r : Tensor = aten::relu(%q)
+  return (%r)
+)IR");
+  CHECK(fold_packed_projection_splits(*graph) == 0);
+}
