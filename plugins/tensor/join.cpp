@@ -1,5 +1,8 @@
 // Joining and splitting. A Tensor[] result is returned as a List value; prim::ListUnpack
 // (prim pack) then hands out its elements.
+#include <functional>
+#include <limits>
+
 #include "onnxport/helpers.h"
 #include "tensor_ops.h"
 
@@ -49,18 +52,59 @@ Value* stack(Graph& g, const TorchNode& n, const Args& a) {
 // [L_i, *] tensor padded along dim 0 to the longest, then stacked ([B, L, *] batch first, else
 // [L, B, *]). Lengths known at export pad with constants; a length known only at run time pads by
 // max(L) - L_i computed in the graph (opset 11, where Pad takes its pads as an input).
+// One Loop over an ONNX sequence: `each` of every element (0-d: a value per element), stacked
+// along a new axis 0.
+Value* map_sequence(Graph& g, Value* sequence, const std::function<Value*(Graph&, Value*)>& each) {
+  Subgraph body;
+  body.inputs = {Subgraph::Input{TensorType{DType::Int64, std::vector<Dim>{}}},
+                 Subgraph::Input{TensorType{DType::Bool, std::vector<Dim>{}}}};
+  body.build = [sequence, each](Graph& b, const std::vector<Value*>& in) {
+    return std::vector<Value*>{in[1], each(b, b.op("SequenceAt", {sequence, in[0]}))};
+  };
+  Value* count = g.op("SequenceLength", {sequence});
+  return g.op("Loop", {count, g.constant(Tensor::scalar_of(DType::Bool, 1))}, {{"body_g", body}}, 1)[0];
+}
+
+// 1-d int64 zeros, as many as the 1-d [1] `count` says.
+Value* zeros_1d(Graph& g, Value* count) { return g.op("ConstantOfShape", {count}, {{"value_t", Tensor::ints({0})}}); }
+
+// A list built at run time (an ONNX sequence, opset 11 on), whose tensors' rank ONNX inference may
+// not know: one Loop finds the longest tensor, a second pads each to it (pads built for the rank
+// each has), stacked along a new axis 0 (batch_first) as the Loop gives them.
+Value* pad_run_time_list(Graph& g, Value* list, bool batch_first, double value, bool left) {
+  Value* lengths = map_sequence(g, list, [](Graph& b, Value* t) { return size(b, t, 0); });
+  Value* longest = reduce(g, "ReduceMax", lengths, {0}, /*keepdims=*/true);
+  Value* padded = map_sequence(g, list, [&](Graph& b, Value* t) {
+    Value* rank = shape_of(b, shape_of(b, t));
+    Value* others = zeros_1d(b, b.op("Sub", {rank, b.constant_ints({1})}));
+    Value* all = zeros_1d(b, rank);
+    Value* added = b.op("Sub", {longest, size(b, t, 0, /*as_1d=*/true)});
+    // ONNX pads: the begins of every dim, then the ends; only dim 0's is non-zero.
+    Value* pads = left ? concat(b, {added, others, all}, 0) : concat(b, {all, added, others}, 0);
+    std::vector<Value*> in{t, pads};
+    if (value != 0.0) in.push_back(scalar_like(b, value, t));
+    return b.op("Pad", in, {{"mode_s", "constant"}});
+  });
+  if (batch_first) return padded;
+  // [n, L, ...] -> [L, n, ...] of any rank: through [n, L, product of the rest].
+  Value* shape = shape_of(g, padded);
+  Value* n = slice(g, shape, {0}, {0}, {1});
+  Value* length = slice(g, shape, {0}, {1}, {2});
+  Value* rest = slice(g, shape, {0}, {2}, {std::numeric_limits<int64_t>::max()});
+  Value* flat = reshape(g, padded, concat(g, {n, length, reduce(g, "ReduceProd", rest, {0}, true)}, 0));
+  return reshape(g, transpose(g, flat, {1, 0, 2}), concat(g, {length, n, rest}, 0));
+}
+
 Value* pad_sequence(Graph& g, const TorchNode& n, const Args& a) {
-  if (a.at(0)->is_sequence())
-    throw ArgumentError(n.kind + ": the list is built at run time (an ONNX sequence): onnxport pads lists whose "
-                        "number of tensors is known when exporting");
-  std::vector<Value*> items = promote(g, a.list(0));
-  if (items.empty()) throw ArgumentError(n.kind + ": expected a non-empty list of tensors");
   const bool batch_first = !a.is_none(1) && a.b(1);
   const double value = a.is_none(2) ? 0.0 : a.f(2);
   const std::string side = n.num_inputs > 3 && !a.is_none(3) ? a.s(3) : "right";
   if (side != "left" && side != "right")
     throw ArgumentError(n.kind + ": padding_side must be 'left' or 'right', got '" + side + "'");
   const bool left = side == "left";
+  if (a.at(0)->is_sequence()) return pad_run_time_list(g, a.at(0), batch_first, value, left);
+  std::vector<Value*> items = promote(g, a.list(0));
+  if (items.empty()) throw ArgumentError(n.kind + ": expected a non-empty list of tensors");
   const int64_t rank = rank_of(items[0], n.kind + " sequences[0]");
   if (rank < 1) throw ArgumentError(n.kind + ": the tensors must have at least one dimension");
   std::vector<std::optional<int64_t>> lengths;

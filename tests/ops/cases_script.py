@@ -51,6 +51,16 @@ def s_list_in_loop(x: Tensor):
     return torch.stack(ys, 0), last, torch.tensor(len(ys))
 
 
+def s_pad_run_time_list(x: Tensor):
+    xs: List[Tensor] = []
+    blocks: List[Tensor] = []
+    for i in range(x.size(0)):  # the lists' lengths are x's, known at run time: ONNX sequences
+        xs.append(x[i, : i + 1])
+        blocks.append(x[: i + 1, :2] * float(i))
+    return (torch.nn.utils.rnn.pad_sequence(xs, batch_first=True, padding_value=-1.0),
+            torch.nn.utils.rnn.pad_sequence(xs), torch.nn.utils.rnn.pad_sequence(blocks, padding_value=0.5))
+
+
 def s_static_list(x: Tensor):
     xs = [x, x * 2.0]
     xs.append(x * 3.0)
@@ -193,6 +203,8 @@ case("loop_carried_state", ["prim::Loop", "__range_length", "__derive_index"], [
      script=True)
 case("list_ops_in_loop", ["append", "insert", "pop", "_set_item", "Delete", "list", "len"], [f32(4, 3)],
      s_list_in_loop, script=True, since=13, fails={11: "from opset 13"})
+case("pad_sequence_run_time_list", ["pad_sequence"], [f32(4, 5)], s_pad_run_time_list, script=True, since=13,
+     dynamic={0: [0]})
 case("list_ops_static", ["append", "insert", "pop", "_set_item", "Delete", "list"], [f32(2, 3)], s_static_list,
      script=True, since=11)
 case("checks_and_refinements", ["prim::RaiseException", "aten::format", "warn", "__contains__", "__is__",
