@@ -4,6 +4,7 @@
 // rewritten graph is run against the original on the same input.
 #include "doctest_torch.h"  // before any libtorch header
 
+#include <algorithm>
 #include <map>
 
 #include <torch/csrc/jit/ir/irparser.h>
@@ -23,14 +24,33 @@ namespace {
 
 TensorType dims_type(std::vector<Dim> dims) { return TensorType{DType::Float, std::move(dims)}; }
 
-// Runs a graph of Reshape and Transpose nodes with ATen: `values` holds the graph's inputs (a
-// computed target fed as one), initializers are read from the model.
-at::Tensor run_shape_ops(const OnnxModel& m, std::map<std::string, at::Tensor> values) {
+// Runs a graph of Constant, Reshape, Transpose, MatMul, Gemm, Add, Split and Relu nodes with ATen: `values` holds
+// the graph's inputs (a computed target fed as one), initializers are read from the model.
+std::map<std::string, at::Tensor> run_ops(const OnnxModel& m, std::map<std::string, at::Tensor> values) {
   for (const auto& init : m.initializers) values[init.name] = to_aten(init.tensor);
   for (const auto& node : m.nodes) {
     const auto& p = node.proto;
+    if (p.op_type() == "Constant") {
+      values[p.output(0)] = to_aten(from_tensor_proto(p.attribute(0).t()));
+      continue;
+    }
     const at::Tensor x = values.at(p.input(0));
-    if (p.op_type() == "Reshape") {
+    if (p.op_type() == "Relu") {
+      values[p.output(0)] = at::relu(x);
+    } else if (p.op_type() == "MatMul") {
+      values[p.output(0)] = at::matmul(x, values.at(p.input(1)));
+    } else if (p.op_type() == "Add") {
+      values[p.output(0)] = x + values.at(p.input(1));
+    } else if (p.op_type() == "Gemm") {
+      const auto* trans_b = find_attr(p, "transB");
+      const at::Tensor w = values.at(p.input(1));
+      values[p.output(0)] = at::addmm(values.at(p.input(2)), x, trans_b && trans_b->i() ? w.t() : w);
+    } else if (p.op_type() == "Split") {
+      const auto* axis = find_attr(p, "axis");
+      const auto parts = at::split(x, x.size(axis->i() < 0 ? axis->i() + x.dim() : axis->i()) / p.output_size(),
+                                   axis->i());
+      for (int i = 0; i < p.output_size(); ++i) values[p.output(i)] = parts[static_cast<size_t>(i)];
+    } else if (p.op_type() == "Reshape") {
       std::vector<int64_t> target;
       const at::Tensor t = values.at(p.input(1));
       for (int64_t i = 0; i < t.numel(); ++i) {
@@ -44,10 +64,97 @@ at::Tensor run_shape_ops(const OnnxModel& m, std::map<std::string, at::Tensor> v
       values[p.output(0)] = x.permute(std::vector<int64_t>(perm->ints().begin(), perm->ints().end()));
     }
   }
-  return values.at(m.outputs.at(0).name);
+  return values;
+}
+
+at::Tensor run_shape_ops(const OnnxModel& m, std::map<std::string, at::Tensor> values) {
+  return run_ops(m, std::move(values)).at(m.outputs.at(0).name);
+}
+
+// Every graph output of `m` run on `values`, in order.
+std::vector<at::Tensor> run_outputs(const OnnxModel& m, const std::map<std::string, at::Tensor>& values) {
+  const auto all = run_ops(m, values);
+  std::vector<at::Tensor> out;
+  for (const auto& o : m.outputs) out.push_back(all.at(o.name));
+  return out;
+}
+
+void set_type(OnnxModel& m, const std::string& name, std::vector<int64_t> dims) {
+  m.value_types[name] = to_type_proto(float_type(std::move(dims)));
+}
+
+// A batch-first attention's projections as a program gives them, L = 5, B = 2, E = 8, H = 2:
+// x [B, L, E] -> Transpose(1, 0, 2) -> MatMul(W_in [E, 3E]) -> Add -> Split(3, last) -> each
+// Reshape [L, B, H, 4] -> Transpose(1, 2, 0, 3) (heads) -> Transpose(2, 0, 1, 3) -> Reshape
+// [L*B, E] -> Gemm(W_out, transB) -> Reshape [L, B, E] -> Transpose(1, 0, 2) -> Relu: outputs q, k
+// and the projected v.
+OnnxModel projections() {
+  OnnxModel m;
+  add_input(m, "x", float_type({2, 5, 8}));
+  m.initializers.push_back({"w_in", borrow_tensor(at::randn({8, 24})), ""});
+  m.initializers.push_back({"b_in", borrow_tensor(at::randn({24})), ""});
+  m.initializers.push_back({"w_out", borrow_tensor(at::randn({8, 8})), ""});
+  m.initializers.push_back({"b_out", borrow_tensor(at::randn({8})), ""});
+  m.initializers.push_back({"heads", Tensor::ints({5, 2, 2, 4}), ""});
+  m.initializers.push_back({"rows", Tensor::ints({10, 8}), ""});
+  m.initializers.push_back({"back", Tensor::ints({5, 2, 8}), ""});
+  m.initializers.push_back({"thirds", Tensor::ints({8, 8, 8}), ""});
+  m.nodes.push_back(onnx_node("Transpose", {"x"}, {"xt"}, {attr_ints("perm", {1, 0, 2})}));
+  set_type(m, "xt", {5, 2, 8});
+  m.nodes.push_back(onnx_node("MatMul", {"xt", "w_in"}, {"proj"}));
+  set_type(m, "proj", {5, 2, 24});
+  m.nodes.push_back(onnx_node("Add", {"proj", "b_in"}, {"biased"}));
+  set_type(m, "biased", {5, 2, 24});
+  m.nodes.push_back(onnx_node("Split", {"biased", "thirds"}, {"q0", "k0", "v0"}, {attr_i("axis", -1)}));
+  for (const std::string part : {"q", "k", "v"}) {
+    set_type(m, part + "0", {5, 2, 8});
+    m.nodes.push_back(onnx_node("Reshape", {part + "0", "heads"}, {part + "1"}));
+    set_type(m, part + "1", {5, 2, 2, 4});
+    m.nodes.push_back(onnx_node("Transpose", {part + "1"}, {part}, {attr_ints("perm", {1, 2, 0, 3})}));
+    set_type(m, part, {2, 2, 5, 4});
+  }
+  m.nodes.push_back(onnx_node("Transpose", {"v"}, {"vt"}, {attr_ints("perm", {2, 0, 1, 3})}));
+  set_type(m, "vt", {5, 2, 2, 4});
+  m.nodes.push_back(onnx_node("Reshape", {"vt", "rows"}, {"flat"}));
+  set_type(m, "flat", {10, 8});
+  m.nodes.push_back(onnx_node("Gemm", {"flat", "w_out", "b_out"}, {"out"}, {attr_i("transB", 1)}));
+  set_type(m, "out", {10, 8});
+  m.nodes.push_back(onnx_node("Reshape", {"out", "back"}, {"unflat"}));
+  set_type(m, "unflat", {5, 2, 8});
+  m.nodes.push_back(onnx_node("Transpose", {"unflat"}, {"y"}, {attr_ints("perm", {1, 0, 2})}));
+  set_type(m, "y", {2, 5, 8});
+  m.nodes.push_back(onnx_node("Relu", {"y"}, {"z"}));
+  set_type(m, "z", {2, 5, 8});
+  add_output(m, "q");
+  add_output(m, "k");
+  add_output(m, "z");
+  return m;
 }
 
 at::Tensor ints(std::vector<int64_t> v) { return at::tensor(v, at::kLong); }
+
+// The op types of `m`'s nodes but its Constants.
+std::vector<std::string> computing_ops(const OnnxModel& m) {
+  std::vector<std::string> ops;
+  for (const auto& op : op_types(m.nodes))
+    if (op != "Constant") ops.push_back(op);
+  return ops;
+}
+
+// The values of the constant `name` (an initializer or a Constant node's output).
+std::vector<int64_t> constant_ints(const OnnxModel& m, const std::string& name) {
+  const auto value = constant_value(m, name, ValueUses(m));
+  REQUIRE(value.has_value());
+  return value->as_int64s();
+}
+
+// The node of `m` whose first output is `name`.
+const onnx::NodeProto& made(const OnnxModel& m, const std::string& name) {
+  for (const auto& n : m.nodes)
+    if (n.proto.output(0) == name) return n.proto;
+  FAIL("no node makes " << name);
+  throw;
+}
 
 // x [L, B, E] -> Reshape [L, B*H, d] -> Transpose(1, 0, 2) -> Reshape [B, H, L, d], as multi-head
 // attention views its queries; with `symbolic`, L and B are symbols and the targets computed
@@ -107,12 +214,12 @@ TEST_CASE("a Reshape, Transpose, Reshape that splits dims becomes one Reshape an
     const at::Tensor expected = run_shape_ops(m, feed);
     REQUIRE(merge_reshape_transpose_reshape(m) == 1);
     eliminate_dead_code(m);
-    CHECK(op_types(m.nodes) == std::vector<std::string>{"Reshape", "Transpose"});
-    const auto* perm = find_attr(m.nodes[1].proto, "perm");
+    CHECK(computing_ops(m) == std::vector<std::string>{"Reshape", "Transpose"});
+    const auto* perm = find_attr(made(m, "y"), "perm");
     CHECK(std::vector<int64_t>(perm->ints().begin(), perm->ints().end()) == std::vector<int64_t>{1, 2, 0, 3});
     // Symbols copy the input's dims (0); sizes are written out.
     const std::vector<int64_t> target = symbolic ? std::vector<int64_t>{0, 0, 4, 8} : std::vector<int64_t>{5, 3, 4, 8};
-    CHECK(initializer(m, m.nodes[0].proto.input(1)).as_int64s() == target);
+    CHECK(constant_ints(m, made(m, "r1").input(1)) == target);
     CHECK(at::equal(run_shape_ops(m, feed), expected));
   }
 }
@@ -142,8 +249,8 @@ TEST_CASE("a Reshape to sizes computed at run time gets a constant target where 
   add_output(m, "y");
   add_output(m, "z");
   CHECK(constant_reshape_targets(m) == 1);
-  CHECK(initializer(m, m.nodes[0].proto.input(1)).as_int64s() == std::vector<int64_t>{0, 2, 3});
-  CHECK(m.nodes[1].proto.input(1) == "other");
+  CHECK(constant_ints(m, made(m, "y").input(1)) == std::vector<int64_t>{0, 2, 3});
+  CHECK(made(m, "z").input(1) == "other");
   const at::Tensor x = at::randn({4, 6});
   OnnxModel first_only = m;
   first_only.nodes.pop_back();
@@ -160,8 +267,40 @@ TEST_CASE("a Transpose of a Transpose becomes one by the composed permutation") 
   const at::Tensor expected = run_shape_ops(m, {{"x", x}});
   REQUIRE(merge_transposes(m) == 1);
   CHECK(op_types(m.nodes) == std::vector<std::string>{"Transpose"});
-  CHECK(inputs_of(m.nodes[0].proto) == std::vector<std::string>{"x"});
+  CHECK(inputs_of(made(m, "b")) == std::vector<std::string>{"x"});
   CHECK(at::equal(run_shape_ops(m, {{"x", x}}), expected));
+}
+
+TEST_CASE("the transposes around a batch-first attention's projections join the heads' transposes") {
+  OnnxModel m = projections();
+  const std::map<std::string, at::Tensor> feed{{"x", at::randn({2, 5, 8})}};
+  const auto expected = run_outputs(m, feed);
+  CHECK(linear_between_reshapes(m) == 1);
+  // The input's, down to the heads'; v's heads' into the one before the output projection; the
+  // output's, up to that one.
+  CHECK(move_transposes_to_transposes(m) == 3);
+  eliminate_dead_code(m);
+  const std::vector<std::string> ops = computing_ops(m);
+  CHECK(std::count(ops.begin(), ops.end(), "Transpose") == 3);  // q's, k's, and v's before the output projection
+  CHECK(std::count(ops.begin(), ops.end(), "Gemm") == 0);
+  const auto got = run_outputs(m, feed);
+  for (size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i].sizes() == expected[i].sizes());
+    CHECK(at::allclose(got[i], expected[i], 1e-5, 1e-5));
+  }
+  // The types written for the values on the way follow what they now hold.
+  CHECK(from_type_proto(m.value_types.at("proj")).str() == "float32[2,5,24]");
+  CHECK(from_type_proto(m.value_types.at("unflat")).str() == "float32[2,5,8]");
+}
+
+TEST_CASE("a Transpose stays where a path from it reaches an op that mixes the leading axes") {
+  OnnxModel m = projections();
+  m.nodes.push_back(onnx_node("Softmax", {"proj"}, {"mixed"}, {attr_i("axis", 0)}));
+  add_output(m, "mixed");
+  move_transposes_to_transposes(m);
+  CHECK(std::any_of(m.nodes.begin(), m.nodes.end(), [](const OnnxNode& n) { return n.proto.output(0) == "xt"; }));
+  CHECK(inputs_of(made(m, "proj")) == std::vector<std::string>{"xt", "w_in"});
 }
 
 TEST_CASE("multi-head attention's packed projection split becomes a chunk of the projection") {

@@ -1,6 +1,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "1_base/torch_tensors.h"
 #include "3_export/5_passes/passes.h"
 
 namespace onnxport::core {
@@ -14,9 +15,7 @@ bool allows_zero(const onnx::NodeProto& reshape) {
 }
 
 bool is_constant(const OnnxModel& model, const std::string& name, const ValueUses& uses) {
-  if (find_initializer(model, name)) return true;
-  const auto made = uses.producer.find(name);
-  return made != uses.producer.end() && model.nodes[made->second].proto.op_type() == "Constant";
+  return constant_value(model, name, uses).has_value();
 }
 
 // The target that gives `out` from `in`: each dim's size where known, 0 where it is the input's
@@ -41,20 +40,22 @@ std::optional<std::vector<int64_t>> target_from_types(const TensorType& in, cons
   return target;
 }
 
-// A constant Reshape target giving `dims` from `in` (see target_from_types), written as an
-// initializer; its name, or "" when the dims do not say enough.
-std::string add_target(OnnxModel& model, std::unordered_set<std::string>& taken, const std::string& base,
-                       const TensorType& in, const std::vector<Dim>& dims) {
+onnx::NodeProto simple_node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
+  onnx::NodeProto p;
+  p.set_op_type(op);
+  for (const auto& in : inputs) p.add_input(in);
+  p.add_output(output);
+  return p;
+}
+
+// A constant Reshape target giving `dims` from `in` (see target_from_types); its name, or "" when
+// the dims do not say enough.
+std::string add_target(OnnxModel& model, NewConstants& constants, const std::string& base, const TensorType& in,
+                       const std::vector<Dim>& dims) {
   TensorType out;
   out.shape = dims;
   const auto target = target_from_types(in, out);
-  if (!target) return "";
-  std::string name = base + "_target";
-  for (int k = 1; taken.count(name); ++k) name = base + "_target_" + std::to_string(k);
-  taken.insert(name);
-  model.initializers.push_back(Initializer{name, Tensor::ints(*target), ""});
-  model.value_types[name] = to_type_proto(type_of_tensor(model.initializers.back().tensor));
-  return name;
+  return target ? constants.add(model, base, Tensor::ints(*target)) : "";
 }
 
 bool same_known(const Dim& a, const Dim& b) { return a.kind != Dim::Kind::Unknown && a == b; }
@@ -102,7 +103,7 @@ std::vector<int64_t> permutation(const onnx::NodeProto& transpose, size_t rank) 
 size_t merge_reshape_transpose_reshape(OnnxModel& model) {
   const auto types = known_types(model);
   const ValueUses uses(model);
-  std::unordered_set<std::string> taken = value_names(model);
+  NewConstants constants(model);
   std::vector<bool> drop(model.nodes.size(), false);
   size_t merged = 0;
   auto producer = [&](const std::string& name, const char* op) -> std::optional<size_t> {
@@ -147,7 +148,7 @@ size_t merge_reshape_transpose_reshape(OnnxModel& model) {
         for (size_t e = 0; e < (*groups)[j].size(); ++e) new_perm.push_back(first_of[static_cast<size_t>(perm[j])] + static_cast<int64_t>(e));
       TensorType x_type;
       x_type.shape = *x;
-      const std::string target = add_target(model, taken, first.output(0), x_type, a_split);
+      const std::string target = add_target(model, constants, first.output(0), x_type, a_split);
       if (target.empty()) continue;
       first.set_input(1, target);
       TensorType a_type = types.at(first.output(0));
@@ -168,13 +169,104 @@ size_t merge_reshape_transpose_reshape(OnnxModel& model) {
     }
   }
   apply_rewrite(model, drop, {}, {});
+  constants.place(model);
   return merged;
+}
+
+size_t linear_between_reshapes(OnnxModel& model) {
+  const auto types = known_types(model);
+  const ValueUses uses(model);
+  NewConstants constants(model);
+  const std::unordered_set<std::string> taken = value_names(model);
+  std::unordered_map<std::string, size_t> reader;  // a value read by one node: that node
+  for (size_t k = 0; k < model.nodes.size(); ++k)
+    for (const auto& in : model.nodes[k].proto.input()) reader[in] = k;
+  std::unordered_set<std::string> graph_outputs;
+  for (const auto& out : model.outputs) graph_outputs.insert(out.name);
+  auto shape_of = [&](const std::string& name) -> std::optional<std::vector<Dim>> {
+    const auto t = types.find(name);
+    if (t == types.end() || !t->second.shape) return std::nullopt;
+    return t->second.shape;
+  };
+  auto attr_or = [](const onnx::NodeProto& p, const char* name, double fallback) {
+    const auto* a = find_attribute(p, name);
+    return !a ? fallback : a->type() == onnx::AttributeProto::FLOAT ? static_cast<double>(a->f()) : static_cast<double>(a->i());
+  };
+  std::vector<bool> drop(model.nodes.size(), false);
+  size_t rewritten = 0;
+  for (size_t g = 0; g < model.nodes.size(); ++g) {
+    auto& gemm = model.nodes[g].proto;
+    if (!is_standard_domain(gemm) || gemm.op_type() != "Gemm" || gemm.input_size() < 2) continue;
+    if (attr_or(gemm, "alpha", 1.0) != 1.0 || attr_or(gemm, "beta", 1.0) != 1.0 || attr_or(gemm, "transA", 0) != 0)
+      continue;
+    const bool trans_b = attr_or(gemm, "transB", 0) != 0;
+    const auto first_made = uses.producer.find(gemm.input(0));
+    if (first_made == uses.producer.end() || uses.count(gemm.input(0)) != 1) continue;
+    auto& first = model.nodes[first_made->second].proto;
+    if (first.op_type() != "Reshape" || allows_zero(first)) continue;
+    const std::string out = gemm.output(0);
+    if (uses.count(out) != 1 || graph_outputs.count(out) || !reader.count(out)) continue;
+    auto& last = model.nodes[reader.at(out)].proto;
+    if (last.op_type() != "Reshape" || last.input(0) != out) continue;
+    const Initializer* found = find_initializer(model, gemm.input(1));
+    const std::optional<Tensor> weight = found ? std::optional<Tensor>(found->tensor) : std::nullopt;  // the vector grows below
+    const auto bias = gemm.input_size() > 2 && !gemm.input(2).empty() ? constant_value(model, gemm.input(2), uses)
+                                                                       : std::optional<Tensor>();
+    if (!weight || weight->rank() != 2 || (gemm.input_size() > 2 && (!bias || bias->rank() > 1))) continue;
+    const auto x = shape_of(first.input(0)), y = shape_of(last.output(0));
+    if (!x || !y || y->size() < 2 || y->size() > x->size()) continue;
+    // y keeps x's leading dims, one fewer than y's rank; the rest of x is the product's reduced dim.
+    const size_t kept = y->size() - 1;
+    bool fits = true;
+    int64_t reduced = 1;
+    for (size_t i = 0; i < x->size() && fits; ++i) {
+      if (i < kept) fits = (*x)[i].kind != Dim::Kind::Unknown && (*x)[i] == (*y)[i];
+      else if ((*x)[i].is_static()) reduced *= (*x)[i].value;
+      else fits = false;
+    }
+    const auto& w = weight->shape();
+    const int64_t k = trans_b ? w[1] : w[0], n = trans_b ? w[0] : w[1];
+    if (!fits || reduced != k || !(*y)[kept].is_static() || (*y)[kept].value != n) continue;
+    // A transposed weight is "<weight>_transposed", as constant folding names one; made here unless
+    // an earlier rewrite made it (a weight two layers share).
+    const std::string weight_name = trans_b ? gemm.input(1) + "_transposed" : gemm.input(1);
+    if (trans_b && !find_initializer(model, weight_name) && taken.count(weight_name)) continue;
+
+    std::vector<int64_t> target(kept, 0);
+    target.push_back(k);
+    first.set_input(1, constants.add(model, first.output(0), Tensor::ints(target)));
+    std::vector<Dim> flat(x->begin(), x->begin() + static_cast<std::ptrdiff_t>(kept));
+    flat.push_back(Dim::fixed(k));
+    TensorType flat_type = types.at(first.output(0));
+    flat_type.shape = flat;
+    model.value_types[first.output(0)] = to_type_proto(flat_type);
+
+    if (trans_b && !find_initializer(model, weight_name))
+      model.initializers.push_back(Initializer{weight_name, borrow_tensor(to_aten(*weight).t().contiguous()),
+                                               "folded at export by onnxport: parameter " + gemm.input(1) +
+                                                   " through Transpose"});
+    // The Gemm becomes the MatMul; the Reshape after it the bias's Add (or goes).
+    const std::string result = last.output(0);
+    const bool with_bias = gemm.input_size() > 2 && !gemm.input(2).empty();
+    const std::string bias_name = with_bias ? gemm.input(2) : "";
+    gemm = simple_node("MatMul", {first.output(0), weight_name}, with_bias ? out : result);
+    if (with_bias) {
+      model.value_types[out] = to_type_proto(types.at(result));
+      last = simple_node("Add", {out, bias_name}, result);
+    } else {
+      drop[reader.at(out)] = true;
+    }
+    ++rewritten;
+  }
+  if (rewritten > 0) apply_rewrite(model, drop, {}, {});
+  constants.place(model);
+  return rewritten;
 }
 
 size_t constant_reshape_targets(OnnxModel& model) {
   const auto types = known_types(model);
   const ValueUses uses(model);
-  std::unordered_set<std::string> taken = value_names(model);
+  NewConstants constants(model);
   size_t rewritten = 0;
   for (auto& node : model.nodes) {
     auto& p = node.proto;
@@ -184,11 +276,12 @@ size_t constant_reshape_targets(OnnxModel& model) {
     const auto in = types.find(p.input(0)), out = types.find(p.output(0));
     if (in == types.end() || out == types.end()) continue;
     if (!out->second.shape) continue;
-    const std::string target = add_target(model, taken, p.output(0), in->second, *out->second.shape);
+    const std::string target = add_target(model, constants, p.output(0), in->second, *out->second.shape);
     if (target.empty()) continue;
     p.set_input(1, target);
     ++rewritten;
   }
+  constants.place(model);
   return rewritten;  // the nodes that computed the targets go with dead-code elimination
 }
 

@@ -27,6 +27,41 @@ const Initializer* find_initializer(const OnnxModel& model, const std::string& n
   return nullptr;
 }
 
+std::optional<Tensor> constant_value(const OnnxModel& model, const std::string& name, const ValueUses& uses) {
+  if (const Initializer* init = find_initializer(model, name)) return init->tensor;
+  const auto made = uses.producer.find(name);
+  if (made == uses.producer.end()) return std::nullopt;
+  const auto& p = model.nodes[made->second].proto;
+  if (!p.domain().empty() || p.op_type() != "Constant" || p.attribute_size() != 1 || !p.attribute(0).has_t())
+    return std::nullopt;
+  return from_tensor_proto(p.attribute(0).t());
+}
+
+NewConstants::NewConstants(const OnnxModel& model) : taken_(value_names(model)) {
+  for (const auto& init : model.initializers) taken_.insert(init.name);
+}
+
+std::string NewConstants::add(OnnxModel& model, const std::string& base, const Tensor& value) {
+  std::string name = base + "_target";
+  for (int k = 1; taken_.count(name); ++k) name = base + "_target_" + std::to_string(k);
+  taken_.insert(name);
+  OnnxNode node;
+  node.proto.set_op_type("Constant");
+  node.proto.add_output(name);
+  auto* attr = node.proto.add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  *attr->mutable_t() = to_tensor_proto(value, "");  // unnamed: equal constants merge in CSE
+  nodes_.push_back(std::move(node));
+  model.value_types[name] = to_type_proto(type_of_tensor(value));
+  return name;
+}
+
+void NewConstants::place(OnnxModel& model) {
+  model.nodes.insert(model.nodes.begin(), std::make_move_iterator(nodes_.begin()), std::make_move_iterator(nodes_.end()));
+  nodes_.clear();
+}
+
 std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model) {
   std::unordered_map<std::string, TensorType> types;
   for (const auto& in : model.inputs)

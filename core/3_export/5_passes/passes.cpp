@@ -31,6 +31,12 @@ std::vector<std::string> PassStats::summary() const {
   if (merged_reshape_chains)
     lines.push_back("Reshape-Transpose-Reshape merging: " + std::to_string(merged_reshape_chains) +
                     " chains made one Reshape and one Transpose");
+  if (linears_between_reshapes)
+    lines.push_back("Gemm between Reshapes: " + std::to_string(linears_between_reshapes) +
+                    " made a MatMul on the unflattened value");
+  if (moved_transposes)
+    lines.push_back("Transpose moving: " + std::to_string(moved_transposes) +
+                    " Transposes joined the ones across ops on the last axis");
   if (merged_transposes)
     lines.push_back("Transpose merging: " + std::to_string(merged_transposes) + " pairs made one Transpose");
   if (constant_reshape_targets)
@@ -66,8 +72,10 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, Transp
   // After folding, as in torch.onnx: an input only a folded Shape read may go too.
   if (options.drop_unused_inputs) stats.dropped_inputs = drop_unused_inputs(model, shape_reads);
   if (options.optimize < 1) return stats;
+  stats.linears_between_reshapes = linear_between_reshapes(model);
   stats.merged_reshape_chains = merge_reshape_transpose_reshape(model);
   stats.merged_transposes = merge_transposes(model);
+  stats.moved_transposes = move_transposes_to_transposes(model);
   stats.removed_noops = remove_noops(model, options.opset_version, inference);
   stats.constant_reshape_targets = constant_reshape_targets(model);
   // Initializers listed as graph inputs can be fed by the user: they are not constants to rewrite

@@ -3,6 +3,7 @@
 // after conversion (passes.cpp). Each works on a hand-built OnnxModel as well as an exported one.
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -25,6 +26,8 @@ struct ValueUses {
   int count(const std::string& name) const;
 };
 const Initializer* find_initializer(const OnnxModel& model, const std::string& name);
+// The value of an initializer or of a Constant node's output; nothing for any other value.
+std::optional<Tensor> constant_value(const OnnxModel& model, const std::string& name, const ValueUses& uses);
 // What the model knows of each value's type: graph inputs, initializers, per-node inference.
 std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model);
 // "conv" of ("conv.weight", ".weight"): the module a parameter name belongs to; "" when the name
@@ -40,6 +43,21 @@ std::string bias_name_for(const std::string& weight_name, const std::string& fal
 // its inputs and attributes, equal keys compute equal values. With `versions`, an input's name is
 // keyed with its version (a pass that binds one name to successive values counts them there).
 std::string node_key(const onnx::NodeProto& node, const std::unordered_map<std::string, int>* versions = nullptr);
+// Small constants a pass makes (Reshape targets), written as Constant nodes as the export writes
+// them (an initializer would count as parameter bytes): collected while the pass holds node
+// indices, then put first in the graph, which is always a valid place for a node reading nothing.
+class NewConstants {
+ public:
+  explicit NewConstants(const OnnxModel& model);
+  // The name of a new Constant of `value`, "<base>_target" or the first free "<base>_target_N".
+  std::string add(OnnxModel& model, const std::string& base, const Tensor& value);
+  void place(OnnxModel& model);
+
+ private:
+  std::unordered_set<std::string> taken_;
+  std::vector<OnnxNode> nodes_;
+};
+
 // Ends a fusion: drops the nodes marked in `drop` and the initializers named in `replaced`, then
 // appends `added` (the rewritten and new initializers).
 void apply_rewrite(OnnxModel& model, const std::vector<bool>& drop, const std::unordered_set<std::string>& replaced,
@@ -82,6 +100,21 @@ std::map<std::string, size_t> remove_noops(OnnxModel& model, int opset, bool inf
 // pass_transposes.cpp: a Transpose of a Transpose only it reads becomes one Transpose by the
 // composed permutation (no-op removal then drops an identity). Returns the number merged.
 size_t merge_transposes(OnnxModel& model);
+
+// pass_transposes.cpp: a Transpose that keeps the last axis in place moves across the ops that
+// treat every leading position alike (elementwise with a constant of rank <= 1, MatMul by a 2-d
+// constant, unary ops, a Split or a Reshape of the last axis) to the Transposes those paths end
+// in, down to them or up to the one its input comes from, and joins them: a batch-first
+// attention's transposes around its projections. Types and Reshape targets on the way follow.
+// Returns the number of Transposes removed.
+size_t move_transposes_to_transposes(OnnxModel& model);
+
+// pass_reshapes.cpp: a Gemm between two Reshapes that flatten the leading dims and restore them
+// (nn.Linear on a 3-d value as multi-head attention's output projection calls it) becomes a
+// MatMul (and Add of its bias) on the value with only its trailing dims flattened; a transposed
+// weight is the initializer "<weight>_transposed". So the leading dims stay apart for the
+// Transposes around it to move across. Returns the number rewritten.
+size_t linear_between_reshapes(OnnxModel& model);
 
 // pass_reshapes.cpp: a Reshape, Transpose, Reshape chain whose last Reshape only splits dims (as
 // multi-head attention's q.view(L, B*H, d).transpose(0, 1).view(B, H, L, d)) becomes one Reshape
@@ -149,6 +182,8 @@ struct PassStats {
   size_t constant_reshape_targets = 0;
   size_t merged_reshape_chains = 0;
   size_t merged_transposes = 0;
+  size_t linears_between_reshapes = 0;
+  size_t moved_transposes = 0;
   size_t merged_nodes = 0;
   size_t deduplicated_initializers = 0;
   size_t removed_dead_nodes = 0;
