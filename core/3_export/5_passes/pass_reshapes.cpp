@@ -101,7 +101,7 @@ std::vector<int64_t> permutation(const onnx::NodeProto& transpose, size_t rank) 
 }  // namespace
 
 size_t merge_reshape_transpose_reshape(OnnxModel& model) {
-  const auto types = known_types(model);
+  const TypeLookup types(model);
   const ValueUses uses(model);
   NewConstants constants(model);
   std::vector<bool> drop(model.nodes.size(), false);
@@ -113,11 +113,7 @@ size_t merge_reshape_transpose_reshape(OnnxModel& model) {
     if (!is_standard_domain(p) || p.op_type() != op) return std::nullopt;
     return made->second;
   };
-  auto shape_of = [&](const std::string& name) -> std::optional<std::vector<Dim>> {
-    const auto t = types.find(name);
-    if (t == types.end() || !t->second.shape) return std::nullopt;
-    return t->second.shape;
-  };
+  auto shape_of = [&](const std::string& name) { return types.dims(name); };
   for (size_t k = 0; k < model.nodes.size(); ++k) {
     auto& last = model.nodes[k].proto;
     if (drop[k] || !is_standard_domain(last) || last.op_type() != "Reshape" || last.input_size() != 2) continue;
@@ -151,7 +147,7 @@ size_t merge_reshape_transpose_reshape(OnnxModel& model) {
       const std::string target = add_target(model, constants, first.output(0), x_type, a_split);
       if (target.empty()) continue;
       first.set_input(1, target);
-      TensorType a_type = types.at(first.output(0));
+      TensorType a_type = *types(first.output(0));
       a_type.shape = a_split;
       model.value_types[first.output(0)] = to_type_proto(a_type);
       // The last Reshape becomes the Transpose of the split dims, keeping its output's name.
@@ -174,20 +170,15 @@ size_t merge_reshape_transpose_reshape(OnnxModel& model) {
 }
 
 size_t linear_between_reshapes(OnnxModel& model) {
-  const auto types = known_types(model);
+  const TypeLookup types(model);
   const ValueUses uses(model);
   NewConstants constants(model);
-  const std::unordered_set<std::string> taken = value_names(model);
   std::unordered_map<std::string, size_t> reader;  // a value read by one node: that node
   for (size_t k = 0; k < model.nodes.size(); ++k)
     for (const auto& in : model.nodes[k].proto.input()) reader[in] = k;
   std::unordered_set<std::string> graph_outputs;
   for (const auto& out : model.outputs) graph_outputs.insert(out.name);
-  auto shape_of = [&](const std::string& name) -> std::optional<std::vector<Dim>> {
-    const auto t = types.find(name);
-    if (t == types.end() || !t->second.shape) return std::nullopt;
-    return t->second.shape;
-  };
+  auto shape_of = [&](const std::string& name) { return types.dims(name); };
   auto attr_or = [](const onnx::NodeProto& p, const char* name, double fallback) {
     const auto* a = find_attribute(p, name);
     return !a ? fallback : a->type() == onnx::AttributeProto::FLOAT ? static_cast<double>(a->f()) : static_cast<double>(a->i());
@@ -230,14 +221,14 @@ size_t linear_between_reshapes(OnnxModel& model) {
     // A transposed weight is "<weight>_transposed", as constant folding names one; made here unless
     // an earlier rewrite made it (a weight two layers share).
     const std::string weight_name = trans_b ? gemm.input(1) + "_transposed" : gemm.input(1);
-    if (trans_b && !find_initializer(model, weight_name) && taken.count(weight_name)) continue;
+    if (trans_b && !find_initializer(model, weight_name) && (uses.producer.count(weight_name) || uses.count(weight_name) > 0)) continue;
 
     std::vector<int64_t> target(kept, 0);
     target.push_back(k);
     first.set_input(1, constants.add(model, first.output(0), Tensor::ints(target)));
     std::vector<Dim> flat(x->begin(), x->begin() + static_cast<std::ptrdiff_t>(kept));
     flat.push_back(Dim::fixed(k));
-    TensorType flat_type = types.at(first.output(0));
+    TensorType flat_type = *types(first.output(0));
     flat_type.shape = flat;
     model.value_types[first.output(0)] = to_type_proto(flat_type);
 
@@ -251,7 +242,7 @@ size_t linear_between_reshapes(OnnxModel& model) {
     const std::string bias_name = with_bias ? gemm.input(2) : "";
     gemm = simple_node("MatMul", {first.output(0), weight_name}, with_bias ? out : result);
     if (with_bias) {
-      model.value_types[out] = to_type_proto(types.at(result));
+      model.value_types[out] = to_type_proto(*types(result));
       last = simple_node("Add", {out, bias_name}, result);
     } else {
       drop[reader.at(out)] = true;
@@ -264,7 +255,7 @@ size_t linear_between_reshapes(OnnxModel& model) {
 }
 
 size_t constant_reshape_targets(OnnxModel& model) {
-  const auto types = known_types(model);
+  const TypeLookup types(model);
   const ValueUses uses(model);
   NewConstants constants(model);
   size_t rewritten = 0;
@@ -273,10 +264,9 @@ size_t constant_reshape_targets(OnnxModel& model) {
     if (!is_standard_domain(p) || p.op_type() != "Reshape" || p.input_size() != 2) continue;
     if (allows_zero(p)) continue;
     if (is_constant(model, p.input(1), uses)) continue;
-    const auto in = types.find(p.input(0)), out = types.find(p.output(0));
-    if (in == types.end() || out == types.end()) continue;
-    if (!out->second.shape) continue;
-    const std::string target = add_target(model, constants, p.output(0), in->second, *out->second.shape);
+    const auto in = types(p.input(0)), out = types(p.output(0));
+    if (!in || !out || !out->shape) continue;
+    const std::string target = add_target(model, constants, p.output(0), *in, *out->shape);
     if (target.empty()) continue;
     p.set_input(1, target);
     ++rewritten;

@@ -37,11 +37,12 @@ std::optional<Tensor> constant_value(const OnnxModel& model, const std::string& 
   return from_tensor_proto(p.attribute(0).t());
 }
 
-NewConstants::NewConstants(const OnnxModel& model) : taken_(value_names(model)) {
-  for (const auto& init : model.initializers) taken_.insert(init.name);
-}
-
 std::string NewConstants::add(OnnxModel& model, const std::string& base, const Tensor& value) {
+  if (!gathered_) {
+    taken_ = value_names(model);
+    for (const auto& init : model.initializers) taken_.insert(init.name);
+    gathered_ = true;
+  }
   std::string name = base + "_target";
   for (int k = 1; taken_.count(name); ++k) name = base + "_target_" + std::to_string(k);
   taken_.insert(name);
@@ -70,6 +71,21 @@ std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model) 
   for (const auto& [name, proto] : model.value_types)
     if (proto.has_tensor_type()) types.emplace(name, from_type_proto(proto));
   return types;
+}
+
+std::optional<TensorType> TypeLookup::operator()(const std::string& name) const {
+  for (const auto& in : model_.inputs)
+    if (in.name == name && !in.sequence) return in.type;
+  if (const Initializer* init = find_initializer(model_, name)) return type_of_tensor(init->tensor);
+  const auto t = model_.value_types.find(name);
+  if (t == model_.value_types.end() || !t->second.has_tensor_type()) return std::nullopt;
+  return from_type_proto(t->second);
+}
+
+std::optional<std::vector<Dim>> TypeLookup::dims(const std::string& name) const {
+  const auto t = (*this)(name);
+  if (!t || !t->shape) return std::nullopt;
+  return t->shape;
 }
 
 std::string module_of(const std::string& parameter, const std::string& suffix) {

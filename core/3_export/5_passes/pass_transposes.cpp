@@ -107,9 +107,9 @@ struct Model {
   ValueUses uses;
   std::unordered_map<std::string, std::vector<size_t>> consumers;
   std::unordered_set<std::string> graph_outputs;
-  std::unordered_map<std::string, TensorType> types;
+  TypeLookup types;
 
-  explicit Model(OnnxModel& m) : model(m), uses(m), types(known_types(m)) {
+  explicit Model(OnnxModel& m) : model(m), uses(m), types(m) {
     for (size_t k = 0; k < m.nodes.size(); ++k)
       for (const auto& in : m.nodes[k].proto.input()) consumers[in].push_back(k);
     for (const auto& out : m.outputs) graph_outputs.insert(out.name);
@@ -121,14 +121,10 @@ struct Model {
     if (c == consumers.end() || uses.count(v) != static_cast<int>(c->second.size())) return std::nullopt;
     return c->second;
   }
-  std::optional<std::vector<Dim>> dims(const std::string& v) const {
-    const auto t = types.find(v);
-    if (t == types.end() || !t->second.shape) return std::nullopt;
-    return t->second.shape;
-  }
+  std::optional<std::vector<Dim>> dims(const std::string& v) const { return types.dims(v); }
   // v's type with its dims taken as dims[from[i]] at place i.
   void permute_type(const std::string& v, const std::vector<int64_t>& from) {
-    TensorType t = types.at(v);
+    TensorType t = *types(v);
     std::vector<Dim> moved;
     for (int64_t i : from) moved.push_back((*t.shape)[static_cast<size_t>(i)]);
     t.shape = moved;

@@ -30,6 +30,18 @@ const Initializer* find_initializer(const OnnxModel& model, const std::string& n
 std::optional<Tensor> constant_value(const OnnxModel& model, const std::string& name, const ValueUses& uses);
 // What the model knows of each value's type: graph inputs, initializers, per-node inference.
 std::unordered_map<std::string, TensorType> known_types(const OnnxModel& model);
+// The same for one value, looked up when asked (and as the model holds it then): for passes that
+// look at a few values of a large graph.
+class TypeLookup {
+ public:
+  explicit TypeLookup(const OnnxModel& model) : model_(model) {}
+  std::optional<TensorType> operator()(const std::string& name) const;
+  // Its dims, when its rank is known.
+  std::optional<std::vector<Dim>> dims(const std::string& name) const;
+
+ private:
+  const OnnxModel& model_;
+};
 // "conv" of ("conv.weight", ".weight"): the module a parameter name belongs to; "" when the name
 // does not end in `suffix` after a module path.
 std::string module_of(const std::string& parameter, const std::string& suffix);
@@ -48,13 +60,14 @@ std::string node_key(const onnx::NodeProto& node, const std::unordered_map<std::
 // indices, then put first in the graph, which is always a valid place for a node reading nothing.
 class NewConstants {
  public:
-  explicit NewConstants(const OnnxModel& model);
+  explicit NewConstants(const OnnxModel&) {}
   // The name of a new Constant of `value`, "<base>_target" or the first free "<base>_target_N".
   std::string add(OnnxModel& model, const std::string& base, const Tensor& value);
   void place(OnnxModel& model);
 
  private:
-  std::unordered_set<std::string> taken_;
+  std::unordered_set<std::string> taken_;  // the model's names, gathered at the first add
+  bool gathered_ = false;
   std::vector<OnnxNode> nodes_;
 };
 
