@@ -303,6 +303,34 @@ TEST_CASE("a Transpose stays where a path from it reaches an op that mixes the l
   CHECK(inputs_of(made(m, "proj")) == std::vector<std::string>{"xt", "w_in"});
 }
 
+TEST_CASE("a Transpose whose output a sub-graph captures stays, its readers keep reading it") {
+  // Transpose(2, 1, 0) -> MatMul by a constant -> Transpose(1, 0, 2), whose output an If's branch
+  // reads by name (tacotron2's encoder, scripted): moving the second up into the first would leave
+  // the branch reading a value no node makes. (The first moves the last axis: it cannot move down.)
+  OnnxModel m;
+  add_input(m, "cond", scalar_type(DType::Bool));
+  add_input(m, "x", float_type({5, 4, 3}));
+  m.initializers.push_back({"w", borrow_tensor(at::randn({5, 5})), ""});
+  m.nodes.push_back(onnx_node("Transpose", {"x"}, {"a"}, {attr_ints("perm", {2, 1, 0})}));
+  set_type(m, "a", {3, 4, 5});
+  m.nodes.push_back(onnx_node("MatMul", {"a", "w"}, {"b"}));
+  set_type(m, "b", {3, 4, 5});
+  m.nodes.push_back(onnx_node("Transpose", {"b"}, {"c"}, {attr_ints("perm", {1, 0, 2})}));
+  set_type(m, "c", {4, 3, 5});
+  onnx::GraphProto then_g;
+  then_g.set_name("then");
+  *then_g.add_node() = node_proto("Identity", {"c"}, {"t_out"});
+  then_g.add_output()->set_name("t_out");
+  onnx::GraphProto else_g;
+  else_g.set_name("else");
+  *else_g.add_node() = node_proto("Identity", {"x"}, {"e_out"});
+  else_g.add_output()->set_name("e_out");
+  m.nodes.push_back(onnx_node("If", {"cond"}, {"y"}, {attr_g("then_branch", then_g), attr_g("else_branch", else_g)}));
+  add_output(m, "y");
+  CHECK(move_transposes_to_transposes(m) == 0);
+  CHECK(made(m, "c").op_type() == "Transpose");
+}
+
 TEST_CASE("multi-head attention's packed projection split becomes a chunk of the projection") {
   // .contiguous(), then [0], [1], [2].
   auto graph = packed_projection(R"IR(

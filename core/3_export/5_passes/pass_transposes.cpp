@@ -239,7 +239,8 @@ bool sink(Model& m, size_t t, NewConstants& constants) {
 bool hoist(Model& m, size_t t, NewConstants& constants) {
   const auto& transpose = m.model.nodes[t].proto;
   auto perm = perm_of(transpose);
-  if (!perm || !keeps_last_axis(*perm) || m.graph_outputs.count(transpose.output(0))) return false;
+  // Its readers will read its input: they must all be nodes of this graph (no sub-graph capture).
+  if (!perm || !keeps_last_axis(*perm) || !m.only_readers(transpose.output(0))) return false;
   std::vector<std::pair<std::string, std::vector<int64_t>>> values;  // value, the perm it will hold
   std::vector<std::pair<size_t, std::vector<int64_t>>> reshapes;     // node, the perm at its output
   std::string v = transpose.input(0);
