@@ -95,6 +95,9 @@ void ExportOptions::validate() const {
     throw config_error("optimize level " + std::to_string(optimize) + " is out of range",
                        "use 0 (the passes torch.onnx runs), 1 (also no-ops, repeated nodes and initializers) or 2 "
                        "(also bias fusion)");
+  if (threads < 0)
+    throw config_error("threads " + std::to_string(threads) + " is negative",
+                       "give a count of threads (1, the default) or 0 for libtorch's own setting");
   std::set<std::string> given;
   for (const auto& spec : inputs)
     if (!spec.name.empty() && !given.insert(spec.name).second)

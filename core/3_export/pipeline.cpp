@@ -16,6 +16,7 @@
 #include "1_base/graph_printer.h"
 #include "onnxport/errors.h"
 #include "1_base/input_file.h"
+#include "1_base/intra_op_threads.h"
 #include "1_base/output_file.h"
 #include "3_export/5_passes/passes.h"
 #include "3_export/2_prepare/prepare.h"
@@ -97,6 +98,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
   options_.validate();
   if (!after_passes_) check_output_paths();
   const DefaultDtypeScope default_dtype(options_.default_dtype);
+  const IntraOpThreads threads(options_.threads);
   report_ = ExportReport{};
   report_.output_path = output_path_;
   onnx::ModelProto structure;

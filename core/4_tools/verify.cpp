@@ -23,6 +23,7 @@
 #include "3_export/6_write/model_check.h"
 #include "onnxport/errors.h"
 #include "onnxport/export.h"
+#include "1_base/intra_op_threads.h"
 #include "1_base/libtorch_message.h"
 #include "1_base/torch_release.h"
 #include "1_base/torch_tensors.h"
@@ -469,6 +470,7 @@ VerifyResult verify_onnx_file(const std::string& model_path, const std::string& 
     throw ConfigError("--rtol/--atol must be non-negative numbers",
                       ErrorContext::with_hint("e.g. --rtol 1e-3 --atol 1e-5"));
   const core::DefaultDtypeScope default_dtype(options.export_options.default_dtype);
+  const core::IntraOpThreads threads(options.export_options.threads);
   const onnx::ModelProto model = core::read_model_file(onnx_path);
   VerifyResult result;
   // What the export's command line said and the file recorded (numbers folded into the graph, the

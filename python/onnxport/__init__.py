@@ -125,7 +125,8 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
     if isinstance(model, (torch.jit.ScriptModule, torch.jit.ScriptFunction)):
         _refuse_none_arguments(positional)
     owned = not isinstance(model, torch.jit.ScriptModule)  # traced here: its graphs may be rewritten
-    module, positional, _ = _script_module(model, positional, training)
+    with _intra_op_threads(options.get("threads", 1)):  # as the export runs the model (option threads)
+        module, positional, _ = _script_module(model, positional, training)
     # Not "trace" for a traced module: its scripted islands (torchvision's
     # @_script_if_tracing functions) would be re-traced, and the re-trace bakes in every size.
     options["mode"] = mode if mode is not None else "auto"
@@ -356,6 +357,21 @@ def _module_mode(model, training):
         model.train(was_training)
 
 
+@contextlib.contextmanager
+def _intra_op_threads(wanted):
+    """torch's intra-op threads set to `wanted` (0 or not an int: left alone) while the model is
+    traced, restored after: the export's own runs of the model use the same count (option threads)."""
+    found = torch.get_num_threads()
+    if not isinstance(wanted, int) or wanted <= 0 or wanted == found:
+        yield
+        return
+    torch.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(found)
+
+
 class _CallFunction(torch.nn.Module):
     """A ScriptFunction as a module, so that it can be traced (its own control flow stays scripted)."""
 
@@ -406,12 +422,14 @@ def _trace(model, args):
     name_submodules(model, "__module")
     recording_scopes = torch.jit._trace._trace_module_map
     torch.jit._trace._trace_module_map = scopes  # nn.Module._slow_forward pushes each module's scope
+    _onnxport.record_innermost_frame_sources(True)  # what the export reads of each node's source, cheaply
     try:
         module = _onnxport.traced_module_skeleton(model)
         _torch_release.create_method_from_trace(module, "forward", model, args,
                                                 torch.jit._trace._create_interpreter_name_lookup_fn(0),
                                                 torch.jit._trace.get_callable_argument_names(model.forward))
     finally:
+        _onnxport.record_innermost_frame_sources(False)
         torch.jit._trace._trace_module_map = recording_scopes
     return module
 

@@ -17,6 +17,7 @@
 #include "onnxport/option_table.h"
 #include "onnxport/python_bridge.h"
 #include "onnxport/report.h"
+#include "trace_sources.h"
 
 namespace py = pybind11;
 
@@ -217,6 +218,14 @@ PYBIND11_MODULE(_onnxport, m) {
   m.def(
       "traced_module_skeleton", [](py::handle nn_module) { return TracedModuleBuilder().build(nn_module); },
       "the torch._C.ScriptModule torch.jit.trace records an nn.Module's forward into, without TracedModule");
+  m.def(
+      "record_innermost_frame_sources",
+      [](bool on) {
+        static std::unique_ptr<InnermostFrameSources> recording;
+        if (on && !recording) recording = std::make_unique<InnermostFrameSources>();
+        if (!on) recording.reset();
+      },
+      py::arg("on"), "while on, traced nodes record only the innermost Python frame as their source (trace_sources.h)");
   m.def("method_graphs", &method_graphs, "the graphs of every method of a torch._C.ScriptModule and its submodules");
   m.def("bridge", &python_bridge::bridge_runtime, "the Python op-pack bridge's module (onnxport/_bridge.py)");
   m.def(

@@ -18,7 +18,9 @@
 
 #include "5_cli/huge_pages.h"
 #include "5_cli/process_exit.h"
+#include "1_base/intra_op_threads.h"
 #include "1_base/npy.h"
+#include "onnxport/options.h"
 #include "1_base/torch_tensors.h"
 #include "1_base/output_file.h"
 
@@ -68,8 +70,10 @@ int main(int argc, char** argv) {
 
     std::vector<torch::jit::IValue> inputs;
     for (int i = 3; i < argc; ++i) inputs.emplace_back(onnxport::core::to_aten(onnxport::core::read_npy(argv[i])));
-    // One plain run, as the export's type recording does: no profiling runs, no optimization.
+    // One plain run, as the export's type recording does: no profiling runs, no optimization, and
+    // libtorch's intra-op threads as the export sets them (ExportOptions::threads).
     torch::jit::setGraphExecutorOptimize(false);
+    const onnxport::core::IntraOpThreads threads(onnxport::ExportOptions{}.threads);
     start = std::chrono::steady_clock::now();
     {
       torch::NoGradGuard no_grad;

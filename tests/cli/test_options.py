@@ -100,6 +100,7 @@ SAMPLES = {
     "check": switch("--no-check", True),
     "strict": switch("--no-strict", True),
     "seed": Sample("--seed", 0, 7, ["--seed", "42"], 7, 42),
+    "threads": Sample("--threads", 1, 0, ["--threads", "2"], 0, 2),
     # --external-data [FILE]: alone it means MODEL.onnx.data (printed back as true).
     "external_data": Sample("--external-data", False, "w.bin", ["--external-data"], "w.bin", True),
 }
@@ -203,6 +204,7 @@ class OptionsTest(unittest.TestCase):
             (["--opset", "23"], None, ["opset_version 23 is out of range", "onnxport exports opsets 7 to"]),
             *OPSET_PAST_THIS_ONNX,
             (["--seed", "-1"], None, ["--seed '-1'"]),
+            (["--threads", "-1"], None, ["threads -1 is negative", "0 for libtorch's own setting"]),
             (["--custom-opset", "com.a=x"], None, ["--custom-opset 'com.a=x': bad version 'x'"]),
             (["--custom-opset", "com.a"], None, ["expected DOMAIN=VERSION"]),
             (["--dynamic-axes", "x:a=batch"], None, ["--dynamic-axes 'x:a=batch': bad axis 'a=batch'"]),

@@ -14,8 +14,10 @@ separated by ':').
 import copy
 import glob
 import io
+import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -86,8 +88,12 @@ COUNTING.define("count(Tensor x) -> Tensor")
 COUNT_CALLS = [0]
 
 
+THREADS_SEEN = []  # torch.get_num_threads() at each run of onnxport_counting::count
+
+
 def _count(x):
     COUNT_CALLS[0] += 1
+    THREADS_SEEN.append(torch.get_num_threads())
     return x.clone()
 
 
@@ -379,6 +385,44 @@ class PackageApiTest(unittest.TestCase):
             self.assertTrue(ok, log)
         finally:
             torch.onnx.unregister_custom_op_symbolic("onnxport_counting::count", 9)
+
+    def test_the_model_runs_on_the_threads_option_and_the_process_gets_its_own_back(self):
+        # The trace (a run of the op) and the conversion (its symbolic, called from the core's
+        # pipeline) see option threads: 1 by default, 0 the process's own; the process keeps its count.
+        converted_on = []
+
+        def symbolic(g, x):
+            converted_on.append(torch.get_num_threads())
+            return g.op("Identity", x)
+
+        torch.onnx.register_custom_op_symbolic("onnxport_counting::count", symbolic, 9)
+        before = torch.get_num_threads()
+        torch.set_num_threads(2)
+        try:
+            model, x = Counted().eval(), torch.randn(2, 3, 8, 8)
+            for given, expected in [({}, 1), ({"threads": 2}, 2), ({"threads": 0}, 2), ({"threads": 1}, 1)]:
+                THREADS_SEEN.clear()
+                converted_on.clear()
+                onnxport.export(model, (x,), path("threads.onnx"), **given)
+                self.assertEqual((THREADS_SEEN, converted_on), ([expected], [expected]), given)
+                self.assertEqual(torch.get_num_threads(), 2, given)
+            with self.assertRaisesRegex(onnxport.ExportError, "threads -1 is negative"):
+                onnxport.export(model, (x,), path("threads_negative.onnx"), threads=-1)
+            self.assertEqual(torch.get_num_threads(), 2)
+        finally:
+            torch.set_num_threads(before)
+            torch.onnx.unregister_custom_op_symbolic("onnxport_counting::count", 9)
+
+    def test_provenance_names_the_python_line_each_node_was_traced_from(self):
+        # The trace records the innermost Python frame of each op (the forward's own line, or
+        # torch's module code for a layer's op), which provenance and error messages name.
+        lines, first = inspect.getsourcelines(Block.forward)
+        relu_line = first + next(i for i, text in enumerate(lines) if "torch.relu" in text)
+        onnxport.export(Block().eval(), (torch.randn(2, 3, 8, 8),), path("provenance.onnx"), provenance=True)
+        docs = {n.op_type: n.doc_string for n in onnx.load(path("provenance.onnx")).graph.node}
+        file, line = re.search(r" at (\S+):(\d+)$", docs["Relu"]).groups()
+        self.assertEqual((os.path.realpath(file), int(line)), (os.path.realpath(__file__), relu_line), docs["Relu"])
+        self.assertRegex(docs["Conv"], r"module=conv at \S+/torch/nn/modules/conv\.py:\d+$")
 
     def test_training_mode_batchnorms_read_their_own_statistics_as_one_run_leaves_them(self):
         # Fresh BatchNorms hold equal tensors (zeros, ones): each must still read its own, as

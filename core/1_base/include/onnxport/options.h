@@ -123,6 +123,9 @@ struct ExportOptions {
   bool check = true;        // run the ONNX checker + shape inference on the written file
   bool provenance = false;  // each node's doc_string: op pack, torch op, module path, source
   uint64_t seed = 0;        // random example inputs
+  // libtorch's intra-op threads while the export runs the model (intra_op_threads.h); 0 keeps
+  // libtorch's own setting.
+  int threads = 1;
   // Graph passes after conversion: 0 does what torch.onnx does (dead code, constant folding,
   // Conv+BN fusion); 1 also removes no-ops, merges repeated nodes and deduplicates initializers
   // (exact rewrites); 2 also moves constant Adds into Conv biases and Gemms (passes.h).
