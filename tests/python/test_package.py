@@ -424,6 +424,26 @@ class PackageApiTest(unittest.TestCase):
         self.assertEqual((os.path.realpath(file), int(line)), (os.path.realpath(__file__), relu_line), docs["Relu"])
         self.assertRegex(docs["Conv"], r"module=conv at \S+/torch/nn/modules/conv\.py:\d+$")
 
+    def test_sizes_fold_to_constants_where_no_axis_is_dynamic(self):
+        # A tensor made at a size computed from the input's (a mask): ONNX inference cannot tell
+        # its dims, the trace can, and with no dynamic axis every size is fixed, so the size
+        # arithmetic folds away. With a dynamic axis it stays and runs at another size.
+        class Masked(torch.nn.Module):
+            def forward(self, x):
+                mask = x.new_zeros(x.shape[0] * 2, x.shape[1])
+                mask[: x.shape[0]] = 1.0
+                return x.repeat(2, 1) * mask + mask.size(0)
+
+        model, x, other = Masked(), torch.randn(3, 4), torch.randn(5, 4)
+        onnxport.export(model, (x,), path("masked_fixed.onnx"))
+        self.assertNotIn("Shape", [n.op_type for n in onnx.load(path("masked_fixed.onnx")).graph.node])
+        ok, log = ort_matches(path("masked_fixed.onnx"), save_manifest("masked_fixed", [x], [model(x)]))
+        self.assertTrue(ok, log)
+        onnxport.export(model, (x,), path("masked_dynamic.onnx"), input_names=["x"], dynamic_axes={"x": {0: "n"}})
+        self.assertIn("Shape", [n.op_type for n in onnx.load(path("masked_dynamic.onnx")).graph.node])
+        ok, log = ort_matches(path("masked_dynamic.onnx"), save_manifest("masked_dynamic", [other], [model(other)]))
+        self.assertTrue(ok, log)
+
     def test_training_mode_batchnorms_read_their_own_statistics_as_one_run_leaves_them(self):
         # Fresh BatchNorms hold equal tensors (zeros, ones): each must still read its own, as
         # separate state, and the file holds them as one run in training mode leaves them (as

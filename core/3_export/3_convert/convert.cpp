@@ -178,17 +178,18 @@ void fill_missing_type(CoreValue& v, TensorType traced, OnnxModel& model) {
   if (!v.name().empty()) model.value_types[v.name()] = to_type_proto(t);
 }
 
-// Where ONNX inference left a dim unknown (a Reshape to sizes computed at run time), the dim a
-// program's tensor_meta gives: a size, or its symbol, which names the graph inputs' dims too.
-void refine_from_program(CoreValue& v, const std::vector<Dim>& program, OnnxModel& model) {
+// Where ONNX inference left a dim unknown (a Reshape to sizes computed at run time), the dim the
+// export knows otherwise: a program's tensor_meta (a size, or its symbol, which names the graph
+// inputs' dims too), or a trace's recorded size where every size is fixed (no dynamic axes).
+void refine_unknown_dims(CoreValue& v, const std::vector<Dim>& known, OnnxModel& model) {
   TensorType t = v.type();
   if (is_complex_dtype(t.dtype) || v.is_complex()) return;  // its real pair has one dim more
-  if (!t.shape) t.shape = std::vector<Dim>(program.size(), Dim::unknown());
-  if (t.shape->size() != program.size()) return;
+  if (!t.shape) t.shape = std::vector<Dim>(known.size(), Dim::unknown());
+  if (t.shape->size() != known.size()) return;
   bool changed = false;
-  for (size_t d = 0; d < program.size(); ++d)
-    if ((*t.shape)[d].kind == Dim::Kind::Unknown && program[d].kind != Dim::Kind::Unknown) {
-      (*t.shape)[d] = program[d];
+  for (size_t d = 0; d < known.size(); ++d)
+    if ((*t.shape)[d].kind == Dim::Kind::Unknown && known[d].kind != Dim::Kind::Unknown) {
+      (*t.shape)[d] = known[d];
       changed = true;
     }
   if (!changed) return;
@@ -625,9 +626,10 @@ std::vector<Value*> Converter::run_symbolic(const torch::jit::Node* n, const std
     auto* cv = static_cast<CoreValue*>(outs[i]);
     if (cv->is_tensor() && !cv->is_constant()) {
       fill_missing_type(*cv, view.output_types[i], model_);
+      if (static_dims_ && view.output_types[i].shape) refine_unknown_dims(*cv, *view.output_types[i].shape, model_);
       if (i < n->outputs().size())
         if (auto dims = prepared_.program_dims.find(n->outputs()[i]->debugName()); dims != prepared_.program_dims.end())
-          refine_from_program(*cv, dims->second, model_);
+          refine_unknown_dims(*cv, dims->second, model_);
     }
     if (view.output_is_scalar[i]) cv->set_scalar(true);
   }
