@@ -87,15 +87,9 @@ TEST_CASE("dead-code elimination keeps nodes whose outputs a sub-graph captures"
   m.nodes.push_back(onnx_node("Neg", {"x"}, {"dead"}));
   m.initializers.push_back({"branch_bias", Tensor::floats({1.0f, 1.0f})});  // read only inside the branch
 
-  onnx::GraphProto then_g;
-  then_g.set_name("then");
-  *then_g.add_node() = node_proto("Add", {"captured", "branch_bias"}, {"t_out"});
-  then_g.add_output()->set_name("t_out");
-  onnx::GraphProto else_g;
-  else_g.set_name("else");
-  *else_g.add_node() = node_proto("Identity", {"x"}, {"e_out"});
-  else_g.add_output()->set_name("e_out");
-  m.nodes.push_back(onnx_node("If", {"cond"}, {"y"}, {attr_g("then_branch", then_g), attr_g("else_branch", else_g)}));
+  m.nodes.push_back(onnx_node("If", {"cond"}, {"y"},
+                              {attr_g("then_branch", one_node_branch("then", node_proto("Add", {"captured", "branch_bias"}, {"t_out"}))),
+                               attr_g("else_branch", one_node_branch("else", node_proto("Identity", {"x"}, {"e_out"})))}));
   add_output(m, "y");
 
   eliminate_dead_code(m);

@@ -317,15 +317,9 @@ TEST_CASE("a Transpose whose output a sub-graph captures stays, its readers keep
   set_type(m, "b", {3, 4, 5});
   m.nodes.push_back(onnx_node("Transpose", {"b"}, {"c"}, {attr_ints("perm", {1, 0, 2})}));
   set_type(m, "c", {4, 3, 5});
-  onnx::GraphProto then_g;
-  then_g.set_name("then");
-  *then_g.add_node() = node_proto("Identity", {"c"}, {"t_out"});
-  then_g.add_output()->set_name("t_out");
-  onnx::GraphProto else_g;
-  else_g.set_name("else");
-  *else_g.add_node() = node_proto("Identity", {"x"}, {"e_out"});
-  else_g.add_output()->set_name("e_out");
-  m.nodes.push_back(onnx_node("If", {"cond"}, {"y"}, {attr_g("then_branch", then_g), attr_g("else_branch", else_g)}));
+  m.nodes.push_back(onnx_node("If", {"cond"}, {"y"},
+                              {attr_g("then_branch", one_node_branch("then", node_proto("Identity", {"c"}, {"t_out"}))),
+                               attr_g("else_branch", one_node_branch("else", node_proto("Identity", {"x"}, {"e_out"})))}));
   add_output(m, "y");
   CHECK(move_transposes_to_transposes(m) == 0);
   CHECK(made(m, "c").op_type() == "Transpose");

@@ -94,6 +94,16 @@ inline onnx::NodeProto node_proto(const std::string& op, const std::vector<std::
   return n;
 }
 
+// A sub-graph of one node whose first output is the graph's output (an If's branch): the node
+// reads values of the outer graph by name.
+inline onnx::GraphProto one_node_branch(const std::string& name, onnx::NodeProto node) {
+  onnx::GraphProto g;
+  g.set_name(name);
+  g.add_output()->set_name(node.output(0));
+  *g.add_node() = std::move(node);
+  return g;
+}
+
 inline OnnxNode onnx_node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs,
                           const std::vector<onnx::AttributeProto>& attrs = {}) {
