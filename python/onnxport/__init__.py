@@ -125,7 +125,8 @@ def export(model, args=(), f=None, export_params=True, verbose=False, training=t
     if isinstance(model, (torch.jit.ScriptModule, torch.jit.ScriptFunction)):
         _refuse_none_arguments(positional)
     owned = not isinstance(model, torch.jit.ScriptModule)  # traced here: its graphs may be rewritten
-    with _intra_op_threads(options.get("threads", 1)):  # as the export runs the model (option threads)
+    threads = options.get("threads")  # a value of the wrong type: torch's setting, and the export refuses it
+    with _onnxport.intra_op_threads(threads if threads is None or isinstance(threads, int) else 0):
         module, positional, _ = _script_module(model, positional, training)
     # Not "trace" for a traced module: its scripted islands (torchvision's
     # @_script_if_tracing functions) would be re-traced, and the re-trace bakes in every size.
@@ -355,21 +356,6 @@ def _module_mode(model, training):
         yield
     finally:
         model.train(was_training)
-
-
-@contextlib.contextmanager
-def _intra_op_threads(wanted):
-    """torch's intra-op threads set to `wanted` (0 or not an int: left alone) while the model is
-    traced, restored after: the export's own runs of the model use the same count (option threads)."""
-    found = torch.get_num_threads()
-    if not isinstance(wanted, int) or wanted <= 0 or wanted == found:
-        yield
-        return
-    torch.set_num_threads(wanted)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(found)
 
 
 class _CallFunction(torch.nn.Module):

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "onnxport/option_table.h"
 #include "onnxport/python_bridge.h"
 #include "onnxport/report.h"
+#include "1_base/intra_op_threads.h"
 #include "trace_sources.h"
 
 namespace py = pybind11;
@@ -218,6 +220,20 @@ PYBIND11_MODULE(_onnxport, m) {
   m.def(
       "traced_module_skeleton", [](py::handle nn_module) { return TracedModuleBuilder().build(nn_module); },
       "the torch._C.ScriptModule torch.jit.trace records an nn.Module's forward into, without TracedModule");
+  // The trace runs on the threads the export runs the model on (option threads): None takes the
+  // option's default, 0 leaves torch's setting.
+  struct TraceThreads {
+    explicit TraceThreads(int w) : wanted(w) {}
+    int wanted;
+    std::optional<core::IntraOpThreads> guard;
+  };
+  py::class_<TraceThreads>(m, "intra_op_threads")
+      .def(py::init([](std::optional<int> wanted) {
+             return std::make_unique<TraceThreads>(wanted.value_or(ExportOptions{}.threads));
+           }),
+           py::arg("wanted"))
+      .def("__enter__", [](TraceThreads& t) { t.guard.emplace(t.wanted); })
+      .def("__exit__", [](TraceThreads& t, py::args) { t.guard.reset(); });
   m.def(
       "record_innermost_frame_sources",
       [](bool on) {
