@@ -260,17 +260,16 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
         tensor.requires_grad_(false);  // a clone's own tensor
   }
   for (const auto& b : frozen.named_buffers(true)) out.tensor_names.emplace(b.value.data_ptr(), b.name);
-  // Before freezing, whose loop unrolling and list peepholes resolve lists torch.onnx keeps.
-  if (options.drop_unused_inputs) {
-    auto given = frozen.get_method("forward").graph()->copy();
-    inline_calls(*given);
-    out.inputs_torch_onnx_keeps = inputs_torch_onnx_keeps(*given, 1, out.inputs_declared_optional);
-  }
   // Before freezing, whose constant propagation would fold an expand of a constant source.
   for (const auto& submodule : frozen.modules())
     for (const auto& method : submodule.get_methods())
       copy_unexpanded_sources(*torch::jit::toGraphFunction(method.function()).graph());
   inline_calls(*frozen.get_method("forward").graph());  // freezing then has nothing left to inline
+  // Before freezing, whose loop unrolling and list peepholes resolve lists torch.onnx keeps. (The
+  // sources copied unexpanded above change no input's readers that this looks at.)
+  if (options.drop_unused_inputs)
+    out.inputs_torch_onnx_keeps =
+        inputs_torch_onnx_keeps(*frozen.get_method("forward").graph(), 1, out.inputs_declared_optional);
   // A module handed over was traced for this export, on its inputs: the types its trace recorded
   // are kept for adopt_traced_types. (A loaded module's graph has none.)
   std::optional<CompleteTypes> traced_types;
