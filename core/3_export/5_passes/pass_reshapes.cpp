@@ -88,16 +88,6 @@ std::optional<std::vector<std::vector<Dim>>> split_of(const std::vector<Dim>& b,
   return std::nullopt;
 }
 
-std::vector<int64_t> permutation(const onnx::NodeProto& transpose, size_t rank) {
-  std::vector<int64_t> perm;
-  if (const auto* attr = find_attribute(transpose, "perm")) {
-    for (int i = 0; i < attr->ints_size(); ++i) perm.push_back(attr->ints(i));
-  } else {
-    for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
-  }
-  return perm;
-}
-
 }  // namespace
 
 size_t merge_reshape_transpose_reshape(OnnxModel& model) {
@@ -129,7 +119,7 @@ size_t merge_reshape_transpose_reshape(OnnxModel& model) {
     {
       const auto groups = split_of(*b, *c);
       if (!groups) continue;
-      const std::vector<int64_t> perm = permutation(model.nodes[*t].proto, a->size());
+      const std::vector<int64_t> perm = *transpose_perm(model.nodes[*t].proto, a->size());
       // A's dim perm[j] becomes the dims B's dim j splits into; the transpose then moves them as one.
       std::vector<std::vector<Dim>> split_a(a->size());
       for (size_t j = 0; j < perm.size(); ++j) split_a[static_cast<size_t>(perm[j])] = (*groups)[j];

@@ -59,7 +59,8 @@ std::string NewConstants::add(OnnxModel& model, const std::string& base, const T
 }
 
 void NewConstants::place(OnnxModel& model) {
-  model.nodes.insert(model.nodes.begin(), std::make_move_iterator(nodes_.begin()), std::make_move_iterator(nodes_.end()));
+  model.nodes.insert(model.nodes.begin(), std::make_move_iterator(nodes_.begin()),
+                     std::make_move_iterator(nodes_.end()));
   nodes_.clear();
 }
 
@@ -86,6 +87,15 @@ std::optional<std::vector<Dim>> TypeLookup::dims(const std::string& name) const 
   const auto t = (*this)(name);
   if (!t || !t->shape) return std::nullopt;
   return t->shape;
+}
+
+std::optional<std::vector<int64_t>> transpose_perm(const onnx::NodeProto& transpose, std::optional<size_t> rank) {
+  if (const auto* attr = find_attribute(transpose, "perm"))
+    return std::vector<int64_t>(attr->ints().begin(), attr->ints().end());
+  if (!rank) return std::nullopt;
+  std::vector<int64_t> reversed;
+  for (size_t i = 0; i < *rank; ++i) reversed.push_back(static_cast<int64_t>(*rank - 1 - i));
+  return reversed;
 }
 
 std::string module_of(const std::string& parameter, const std::string& suffix) {

@@ -9,13 +9,6 @@ namespace onnxport::core {
 
 namespace {
 
-// The node's perm, or nothing when it has none (the reversed dims, which need the rank).
-std::optional<std::vector<int64_t>> perm_of(const onnx::NodeProto& transpose) {
-  const auto* attr = find_attribute(transpose, "perm");
-  if (!attr) return std::nullopt;
-  return std::vector<int64_t>(attr->ints().begin(), attr->ints().end());
-}
-
 void set_perm(onnx::NodeProto& transpose, const std::vector<int64_t>& perm) {
   for (auto& attr : *transpose.mutable_attribute())
     if (attr.name() == "perm") {
@@ -37,7 +30,7 @@ size_t merge_transposes(OnnxModel& model) {
     if (made == uses.producer.end() || drop[made->second] || uses.count(second.input(0)) != 1) continue;
     const auto& first = model.nodes[made->second].proto;
     if (!is_standard_domain(first) || first.op_type() != "Transpose") continue;
-    const auto p1 = perm_of(first), p2 = perm_of(second);
+    const auto p1 = transpose_perm(first), p2 = transpose_perm(second);
     if (!p1 || !p2 || p1->size() != p2->size()) continue;
     // second's dim i is first's dim p2[i], which is the input's dim p1[p2[i]].
     std::vector<int64_t> composed;
@@ -176,7 +169,7 @@ bool plan_down(const Model& m, const std::string& v, const std::vector<int64_t>&
     const auto& p = m.model.nodes[c].proto;
     if (!is_standard_domain(p)) return false;
     if (p.op_type() == "Transpose") {
-      if (!perm_of(p) || perm_of(p)->size() != perm.size()) return false;
+      if (!transpose_perm(p) || transpose_perm(p)->size() != perm.size()) return false;
       plan.ends.push_back({c, perm});
     } else if (p.op_type() == "Split" && p.input(0) == v) {
       const auto* axis = find_attribute(p, "axis");
@@ -209,7 +202,7 @@ bool plan_down(const Model& m, const std::string& v, const std::vector<int64_t>&
 // Moves the Transpose `t` down to the Transposes every path from it ends in; true when it did.
 bool sink(Model& m, size_t t, NewConstants& constants) {
   const auto& transpose = m.model.nodes[t].proto;
-  const auto perm = perm_of(transpose);
+  const auto perm = transpose_perm(transpose);
   if (!perm || !keeps_last_axis(*perm) || !m.dims(transpose.output(0))) return false;
   DownPlan plan;
   if (!plan_down(m, transpose.output(0), *perm, plan, 0)) return false;
@@ -229,7 +222,7 @@ bool sink(Model& m, size_t t, NewConstants& constants) {
   }
   for (const auto& [c, p] : plan.ends) {
     auto& end = m.model.nodes[c].proto;
-    set_perm(end, compose(p, *perm_of(end)));
+    set_perm(end, compose(p, *transpose_perm(end)));
   }
   remove_transpose(m, t);
   return true;
@@ -238,7 +231,7 @@ bool sink(Model& m, size_t t, NewConstants& constants) {
 // Moves the Transpose `t` up to the Transpose its input comes from; true when it did.
 bool hoist(Model& m, size_t t, NewConstants& constants) {
   const auto& transpose = m.model.nodes[t].proto;
-  auto perm = perm_of(transpose);
+  auto perm = transpose_perm(transpose);
   // Its readers will read its input: they must all be nodes of this graph (no sub-graph capture).
   if (!perm || !keeps_last_axis(*perm) || !m.only_readers(transpose.output(0))) return false;
   std::vector<std::pair<std::string, std::vector<int64_t>>> values;  // value, the perm it will hold
@@ -252,7 +245,7 @@ bool hoist(Model& m, size_t t, NewConstants& constants) {
     if (!dims || dims->size() != perm->size() || !is_standard_domain(p)) return false;
     values.push_back({v, *perm});
     if (p.op_type() == "Transpose") {
-      const auto first = perm_of(p);
+      const auto first = transpose_perm(p);
       if (!first || first->size() != perm->size()) return false;
       for (const auto& [value, q] : values) m.permute_type(value, q);
       for (const auto& [c, q] : reshapes) {

@@ -42,6 +42,10 @@ class TypeLookup {
  private:
   const OnnxModel& model_;
 };
+// A Transpose's perm. Without the attribute it reverses the dims, which takes the input's `rank`:
+// nothing when that is not given.
+std::optional<std::vector<int64_t>> transpose_perm(const onnx::NodeProto& transpose,
+                                                   std::optional<size_t> rank = std::nullopt);
 // "conv" of ("conv.weight", ".weight"): the module a parameter name belongs to; "" when the name
 // does not end in `suffix` after a module path.
 std::string module_of(const std::string& parameter, const std::string& suffix);
@@ -171,7 +175,7 @@ struct ShapeReads {
     bool of_scalar;
   };
   std::unordered_map<std::string, std::vector<std::string>> made_from;  // node output -> the node's inputs
-  std::vector<Read> shapes;                                            // every Shape node
+  std::vector<Read> shapes;                                             // every Shape node
 };
 ShapeReads record_shape_reads(const OnnxModel& model);
 std::vector<std::string> drop_unused_inputs(OnnxModel& model, const ShapeReads& before_folding);
