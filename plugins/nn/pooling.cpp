@@ -1,9 +1,10 @@
 // Pooling. PyTorch's ceil_mode drops a last window that would start in the right padding,
 // which ONNX's ceil_mode does not; when the input's spatial sizes are static the exact output
 // size is computed here and reached with extra end padding and ceil_mode=0 (this also covers
-// opset 9, which has no ceil_mode). count_include_pad pads explicitly with zeros, so that the
-// ceil-mode overhang is never counted, as in PyTorch. Adaptive pools with uneven windows are
-// computed per spatial dim from constant window tables (see adaptive_dims).
+// opset 9, which has no ceil_mode). count_include_pad is AveragePool's own attribute where every
+// window lies within the padding (no ceil_mode); with ceil_mode it pads explicitly with zeros, so
+// that the overhang past the padding is never counted, as in PyTorch. Adaptive pools with uneven
+// windows are computed per spatial dim from constant window tables (see adaptive_dims).
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -148,7 +149,12 @@ Symbolic avg_pool(size_t nd) {
       // The output size follows from the original padding, also when it is applied explicitly.
       PoolPads pads = pool_pads(in, p);
       Value* const unpadded = in;
-      if (count_include_pad && !all_equal(p.padding, 0)) {
+      Attrs attrs;
+      if (count_include_pad && !all_equal(p.padding, 0) && !p.ceil_mode) {
+        // The divisor is then the whole kernel in PyTorch and in ONNX alike, as torch.onnx 2.x writes it.
+        attrs = pool_attrs(g, n, p, pads);
+        attrs.emplace_back("count_include_pad_i", int64_t{1});
+      } else if (count_include_pad && !all_equal(p.padding, 0)) {
         std::vector<int64_t> explicit_pads(2, 0);
         explicit_pads.insert(explicit_pads.end(), p.padding.begin(), p.padding.end());
         explicit_pads.insert(explicit_pads.end(), 2, 0);
@@ -159,7 +165,8 @@ Symbolic avg_pool(size_t nd) {
           pads.pads[i + nd] -= p.padding[i];
         }
       }
-      Value* pooled = g.op("AveragePool", {in}, pool_attrs(g, n, p, pads));
+      if (attrs.empty()) attrs = pool_attrs(g, n, p, pads);
+      Value* pooled = g.op("AveragePool", {in}, attrs);
       if (pads.onnx_ceil_mode && in != unpadded) pooled = drop_window_in_right_padding(g, pooled, unpadded, p);
       return pooled;
     })};
