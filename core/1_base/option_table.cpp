@@ -384,8 +384,8 @@ std::vector<OptionRow> make_rows() {
   rows.push_back(integer_row<int>("optimize", "--optimize", &O::optimize, "0|1|2", "an integer",
                                   "graph passes after conversion: 0 runs what torch.onnx runs (dead code, constant "
                                   "folding, Conv+BN fusion); 1 (default) also removes no-ops (Identity, Cast to the "
-                                  "same type...), merges Transposes (also across ops on the last axis) and "
-                                  "Reshape-Transpose-Reshape chains, gives "
+                                  "same type...), merges Transposes (also across ops on the last axis), "
+                                  "Concats of Concats along one axis and Reshape-Transpose-Reshape chains, gives "
                                   "run-time Reshape targets known from the types as constants, merges repeated nodes "
                                   "and deduplicates equal initializers "
                                   "(tied weights; not in training mode), all exact; 2 also moves a constant Add "

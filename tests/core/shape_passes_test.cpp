@@ -1,5 +1,6 @@
-// The passes that shorten shape plumbing: Reshape-Transpose-Reshape and Transpose-Transpose
-// merging, constant Reshape targets from the types (pass_reshapes.cpp, pass_transposes.cpp), and
+// The passes that shorten shape plumbing: Reshape-Transpose-Reshape, Transpose-Transpose and
+// Concat-Concat merging, constant Reshape targets from the types (pass_reshapes.cpp,
+// pass_transposes.cpp, pass_concats.cpp), and
 // multi-head attention's packed in-projection split read as a chunk (packed_projection.h). Each
 // rewritten graph is run against the original on the same input.
 #include "doctest_torch.h"  // before any libtorch header
@@ -24,7 +25,7 @@ namespace {
 
 TensorType dims_type(std::vector<Dim> dims) { return TensorType{DType::Float, std::move(dims)}; }
 
-// Runs a graph of Constant, Reshape, Transpose, MatMul, Gemm, Add, Split and Relu nodes with ATen: `values` holds
+// Runs a graph of Constant, Reshape, Transpose, MatMul, Gemm, Add, Concat, Split and Relu nodes with ATen: `values` holds
 // the graph's inputs (a computed target fed as one), initializers are read from the model.
 std::map<std::string, at::Tensor> run_ops(const OnnxModel& m, std::map<std::string, at::Tensor> values) {
   for (const auto& init : m.initializers) values[init.name] = to_aten(init.tensor);
@@ -45,6 +46,10 @@ std::map<std::string, at::Tensor> run_ops(const OnnxModel& m, std::map<std::stri
       const auto* trans_b = find_attr(p, "transB");
       const at::Tensor w = values.at(p.input(1));
       values[p.output(0)] = at::addmm(values.at(p.input(2)), x, trans_b && trans_b->i() ? w.t() : w);
+    } else if (p.op_type() == "Concat") {
+      std::vector<at::Tensor> parts;
+      for (const auto& in : p.input()) parts.push_back(values.at(in));
+      values[p.output(0)] = at::cat(parts, find_attr(p, "axis")->i());
     } else if (p.op_type() == "Split") {
       const auto* axis = find_attr(p, "axis");
       const auto parts = at::split(x, x.size(axis->i() < 0 ? axis->i() + x.dim() : axis->i()) / p.output_size(),
@@ -269,6 +274,31 @@ TEST_CASE("a Transpose of a Transpose becomes one by the composed permutation") 
   CHECK(op_types(m.nodes) == std::vector<std::string>{"Transpose"});
   CHECK(inputs_of(made(m, "b")) == std::vector<std::string>{"x"});
   CHECK(at::equal(run_shape_ops(m, {{"x", x}}), expected));
+}
+
+TEST_CASE("a Concat of Concats along its axis, each read only there, becomes one Concat") {
+  // cat([a, cat([b, cat([c, d])]), cat([a, b], axis 0), e]) along axis 1: the nested pair joins
+  // in; the axis-0 Concat and one that is also a graph output stay.
+  OnnxModel m;
+  for (const std::string name : {"a", "b", "c", "d", "e"}) add_input(m, name, float_type({2, 3}));
+  m.nodes.push_back(onnx_node("Concat", {"c", "d"}, {"cd"}, {attr_i("axis", 1)}));
+  m.nodes.push_back(onnx_node("Concat", {"b", "cd"}, {"bcd"}, {attr_i("axis", 1)}));
+  m.nodes.push_back(onnx_node("Concat", {"a", "b"}, {"rows"}, {attr_i("axis", 0)}));
+  m.nodes.push_back(onnx_node("Concat", {"a", "e"}, {"ae"}, {attr_i("axis", 1)}));
+  m.nodes.push_back(onnx_node("Relu", {"rows"}, {"r"}));
+  m.nodes.push_back(onnx_node("Concat", {"a", "bcd", "ae", "e"}, {"y"}, {attr_i("axis", 1)}));
+  add_output(m, "y");
+  add_output(m, "ae");
+  add_output(m, "r");
+  std::map<std::string, at::Tensor> feed;
+  for (const std::string name : {"a", "b", "c", "d", "e"}) feed[name] = at::randn({2, 3});
+  const auto expected = run_outputs(m, feed);
+  CHECK(merge_concats(m) == 2);  // cd into bcd, then bcd into y
+  eliminate_dead_code(m);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"Concat", "Concat", "Relu", "Concat"});
+  CHECK(inputs_of(made(m, "y")) == std::vector<std::string>{"a", "b", "c", "d", "ae", "e"});
+  const auto got = run_outputs(m, feed);
+  for (size_t i = 0; i < got.size(); ++i) CHECK(at::equal(got[i], expected[i]));
 }
 
 TEST_CASE("the transposes around a batch-first attention's projections join the heads' transposes") {

@@ -39,6 +39,8 @@ std::vector<std::string> PassStats::summary() const {
                     " Transposes joined the ones across ops on the last axis");
   if (merged_transposes)
     lines.push_back("Transpose merging: " + std::to_string(merged_transposes) + " pairs made one Transpose");
+  if (merged_concats)
+    lines.push_back("Concat merging: " + std::to_string(merged_concats) + " Concats joined the Concat reading them");
   if (constant_reshape_targets)
     lines.push_back("Reshape targets from the types: " + std::to_string(constant_reshape_targets) +
                     " made constant");
@@ -76,6 +78,7 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, Transp
   stats.merged_reshape_chains = merge_reshape_transpose_reshape(model);
   stats.merged_transposes = merge_transposes(model);
   stats.moved_transposes = move_transposes_to_transposes(model);
+  stats.merged_concats = merge_concats(model);
   stats.removed_noops = remove_noops(model, options.opset_version, inference);
   stats.constant_reshape_targets = constant_reshape_targets(model);
   // Initializers listed as graph inputs can be fed by the user: they are not constants to rewrite

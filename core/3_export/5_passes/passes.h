@@ -114,6 +114,11 @@ size_t fuse_conv_batchnorm(OnnxModel& model);
 // the removed nodes by op type.
 std::map<std::string, size_t> remove_noops(OnnxModel& model, int opset, bool inference);
 
+// pass_concats.cpp: a Concat reading a Concat along the same axis that only it reads takes that
+// one's inputs in its place (torch.cat of a list holding a torch.cat: inception's blocks). The
+// inner Concats are left unread, for dead-code elimination. Returns the number joined.
+size_t merge_concats(OnnxModel& model);
+
 // pass_transposes.cpp: a Transpose of a Transpose only it reads becomes one Transpose by the
 // composed permutation (no-op removal then drops an identity). Returns the number merged.
 size_t merge_transposes(OnnxModel& model);
@@ -199,6 +204,7 @@ struct PassStats {
   size_t constant_reshape_targets = 0;
   size_t merged_reshape_chains = 0;
   size_t merged_transposes = 0;
+  size_t merged_concats = 0;
   size_t linears_between_reshapes = 0;
   size_t moved_transposes = 0;
   size_t merged_nodes = 0;
