@@ -149,12 +149,8 @@ Symbolic avg_pool(size_t nd) {
       // The output size follows from the original padding, also when it is applied explicitly.
       PoolPads pads = pool_pads(in, p);
       Value* const unpadded = in;
-      Attrs attrs;
-      if (count_include_pad && !all_equal(p.padding, 0) && !p.ceil_mode) {
-        // The divisor is then the whole kernel in PyTorch and in ONNX alike, as torch.onnx 2.x writes it.
-        attrs = pool_attrs(g, n, p, pads);
-        attrs.emplace_back("count_include_pad_i", int64_t{1});
-      } else if (count_include_pad && !all_equal(p.padding, 0)) {
+      const bool pads_counted = count_include_pad && !all_equal(p.padding, 0);
+      if (pads_counted && p.ceil_mode) {
         std::vector<int64_t> explicit_pads(2, 0);
         explicit_pads.insert(explicit_pads.end(), p.padding.begin(), p.padding.end());
         explicit_pads.insert(explicit_pads.end(), 2, 0);
@@ -165,7 +161,10 @@ Symbolic avg_pool(size_t nd) {
           pads.pads[i + nd] -= p.padding[i];
         }
       }
-      if (attrs.empty()) attrs = pool_attrs(g, n, p, pads);
+      Attrs attrs = pool_attrs(g, n, p, pads);
+      // Without ceil_mode every window lies within the padding: the divisor is the whole kernel in
+      // PyTorch and in ONNX alike, as torch.onnx 2.x writes it.
+      if (pads_counted && !p.ceil_mode) attrs.emplace_back("count_include_pad_i", int64_t{1});
       Value* pooled = g.op("AveragePool", {in}, attrs);
       if (pads.onnx_ceil_mode && in != unpadded) pooled = drop_window_in_right_padding(g, pooled, unpadded, p);
       return pooled;

@@ -1,12 +1,17 @@
+#include <optional>
+
 #include "3_export/5_passes/passes.h"
 
 namespace onnxport::core {
 
 namespace {
 
-bool is_concat(const onnx::NodeProto& node) { return node.op_type() == "Concat" && node.domain().empty(); }
-
-const onnx::AttributeProto* axis_of(const onnx::NodeProto& concat) { return find_attribute(concat, "axis"); }
+// A Concat's axis; nothing for any other node (or a Concat without one).
+std::optional<int64_t> concat_axis(const onnx::NodeProto& node) {
+  if (node.op_type() != "Concat" || !node.domain().empty()) return std::nullopt;
+  const auto* axis = find_attribute(node, "axis");
+  return axis ? std::optional<int64_t>(axis->i()) : std::nullopt;
+}
 
 }  // namespace
 
@@ -17,7 +22,8 @@ size_t merge_concats(OnnxModel& model) {
   // already taken in the Concats it read when an outer one takes its inputs.
   for (auto& node : model.nodes) {
     onnx::NodeProto& outer = node.proto;
-    if (!is_concat(outer) || !axis_of(outer)) continue;
+    const std::optional<int64_t> axis = concat_axis(outer);
+    if (!axis) continue;
     google::protobuf::RepeatedPtrField<std::string> inputs;
     bool joined = false;
     for (const auto& in : outer.input()) {
@@ -25,8 +31,7 @@ size_t merge_concats(OnnxModel& model) {
       const onnx::NodeProto* inner = p == uses.producer.end() ? nullptr : &model.nodes[p->second].proto;
       // The same axis value (a negative axis and its positive twin stay apart: the rank may be
       // unknown), and the outer Concat its only reader.
-      if (inner && is_concat(*inner) && axis_of(*inner) && axis_of(*inner)->i() == axis_of(outer)->i() &&
-          uses.count(in) == 1) {
+      if (inner && concat_axis(*inner) == axis && uses.count(in) == 1) {
         for (const auto& x : inner->input()) *inputs.Add() = x;
         joined = true;
         ++merged;
