@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "1_base/huge_pages.h"
+
 namespace onnxport::core {
 
 TransposesAhead::TransposesAhead(std::vector<at::Tensor> sources, size_t max_bytes) : max_bytes_(max_bytes) {
@@ -33,6 +35,7 @@ TransposesAhead::~TransposesAhead() {
 }
 
 void TransposesAhead::run() {
+  HugePageArena arena;  // the copies are written out from here: see huge_pages.h
   for (size_t i = 0; i < sources_.size(); ++i) {
     at::Tensor source;
     {
@@ -49,7 +52,9 @@ void TransposesAhead::run() {
     }
     at::Tensor t;
     try {
-      t = source.t().contiguous();
+      const at::Tensor transposed = source.t();
+      t = arena.empty(transposed.sizes(), transposed.scalar_type());
+      t.copy_(transposed);
     } catch (const std::exception&) {
       // Left undefined: the fold pass then transposes it itself.
     }

@@ -1,18 +1,13 @@
 #include "5_cli/huge_pages.h"
 
 #include <c10/core/CPUAllocator.h>
-#include <sys/mman.h>
 
-#include <cstdint>
-
+#include "1_base/huge_pages.h"
 #include "1_base/torch_release.h"
 
 namespace onnxport::cli {
 
 namespace {
-
-constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-constexpr size_t kAdviseFrom = 4 * kHugePage;
 
 // Where transparent huge pages are granted only on request (Debian's default: "madvise"), every
 // 4 KiB page of a fresh buffer costs a page fault: 800k of them for a 3.2 GB model's parameters.
@@ -25,12 +20,7 @@ class HugePageAdvisingAllocator final : public core::torch_release::ForwardingAl
 
  protected:
   void after_allocate(const c10::DataPtr& buffer, size_t n) const override {
-    if (n < kAdviseFrom || buffer.get() == nullptr) return;
-    const auto start = reinterpret_cast<uintptr_t>(buffer.get());
-    const uintptr_t first = (start + kHugePage - 1) & ~(kHugePage - 1);
-    const uintptr_t last = (start + n) & ~(kHugePage - 1);
-    // Advice only: if the kernel refuses it (THP off), the buffer works as before.
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+    core::advise_huge_pages(buffer.get(), n);
   }
 };
 

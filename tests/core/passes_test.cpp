@@ -165,6 +165,29 @@ TEST_CASE("a Transpose of a weight transposed ahead on another thread takes that
   CHECK_FALSE(over.take(weight).has_value());
 }
 
+TEST_CASE("Transposes of weights of 470 KiB fold to their transposes, made ahead or in the fold") {
+  // Large enough to be carved from huge-page buffers, on the thread ahead or in the pass.
+  at::manual_seed(5);
+  const at::Tensor ahead_weight = at::randn({300, 400});
+  const at::Tensor fold_weight = at::randn({400, 300});
+  TransposesAhead ahead({ahead_weight}, size_t{1} << 30);
+  REQUIRE(wait_made(ahead, 1));
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 400}));
+  m.initializers.push_back({"a.weight", borrow_tensor(ahead_weight)});
+  m.initializers.push_back({"b.weight", borrow_tensor(fold_weight)});
+  m.nodes.push_back(onnx_node("Transpose", {"a.weight"}, {"at"}, {attr_ints("perm", {1, 0})}));
+  m.nodes.push_back(onnx_node("MatMul", {"x", "at"}, {"h"}));
+  m.nodes.push_back(onnx_node("Transpose", {"b.weight"}, {"bt"}));
+  m.nodes.push_back(onnx_node("MatMul", {"h", "bt"}, {"y"}));
+  add_output(m, "y");
+
+  CHECK(fold_constants(m, 17, true, &ahead).folded_nodes == 2);
+  CHECK(op_types(m.nodes) == std::vector<std::string>{"MatMul", "MatMul"});
+  CHECK(at::equal(to_aten(initializer(m, "a.weight")), ahead_weight.t()));
+  CHECK(at::equal(to_aten(initializer(m, "b.weight")), fold_weight.t()));
+}
+
 TEST_CASE("a parameter that folds wholly into a value of its size lends that value its name and a doc_string") {
   OnnxModel m;
   add_input(m, "x", float_type({1, 3}));
@@ -450,6 +473,49 @@ TEST_CASE("the fused Conv computes what Conv then BatchNormalization computed") 
       at::conv2d(x, to_aten(initializer(f.model, "conv.weight")), to_aten(initializer(f.model, "conv.bias")));
   CHECK(at::allclose(fused, expected, 1e-5, 1e-5));
   CHECK_FALSE(at::allclose(at::conv2d(x, to_aten(f.weight), to_aten(f.bias)), expected, 1e-5, 1e-5));
+}
+
+TEST_CASE("three Conv+BN pairs with weights of 144 KiB fuse into Convs that compute what the pairs computed") {
+  // Large enough to be carved from the pass's huge-page buffer, and computed on two threads.
+  at::manual_seed(3);
+  OnnxModel m;
+  add_input(m, "x", float_type({1, 64, 6, 6}));
+  std::vector<at::Tensor> weights, stats;
+  std::string previous = "x";
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = std::to_string(i);
+    weights.push_back(at::randn({64, 64, 3, 3}) * 0.05);
+    m.initializers.push_back({"conv" + n + ".weight", borrow_tensor(weights.back())});
+    const char* stat_names[] = {".weight", ".bias", ".running_mean", ".running_var"};
+    for (int s = 0; s < 4; ++s) {
+      stats.push_back(s == 3 ? at::rand({64}) + 0.5 : at::randn({64}));  // a variance is positive
+      m.initializers.push_back({"bn" + n + stat_names[s], borrow_tensor(stats.back())});
+    }
+    m.nodes.push_back(onnx_node("Conv", {previous, "conv" + n + ".weight"}, {"c" + n},
+                                {attr_ints("kernel_shape", {3, 3}), attr_ints("pads", {1, 1, 1, 1})}));
+    m.nodes.push_back(onnx_node("BatchNormalization",
+                                {"c" + n, "bn" + n + ".weight", "bn" + n + ".bias", "bn" + n + ".running_mean",
+                                 "bn" + n + ".running_var"},
+                                {"y" + n}, {attr_f("epsilon", 1e-5f)}));
+    previous = "y" + n;
+  }
+  add_output(m, previous);
+  const at::Tensor x = at::randn({1, 64, 6, 6});
+  at::Tensor expected = x;
+  for (int i = 0; i < 3; ++i)
+    expected = at::batch_norm(at::conv2d(expected, weights[i], {}, 1, 1), stats[4 * i], stats[4 * i + 1],
+                              stats[4 * i + 2], stats[4 * i + 3], false, 0.1, 1e-5, false);
+
+  REQUIRE(fuse_conv_batchnorm(m) == 3);
+  REQUIRE(op_types(m.nodes) == std::vector<std::string>{"Conv", "Conv", "Conv"});
+  at::Tensor fused = x;
+  for (size_t i = 0; i < 3; ++i) {
+    const auto& conv = m.nodes[i].proto;
+    fused = at::conv2d(fused, to_aten(initializer(m, conv.input(1))), to_aten(initializer(m, conv.input(2))), 1, 1);
+  }
+  CHECK(at::allclose(fused, expected, 1e-4, 1e-4));
+  // The sources are untouched: the fused weights are new tensors.
+  CHECK_FALSE(at::allclose(to_aten(initializer(m, "conv0.weight")), weights[0]));
 }
 
 TEST_CASE("a Conv without bias gets a bias named after its weight") {

@@ -1,6 +1,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "1_base/huge_pages.h"
 #include "2_eval/fold_kernels.h"
 #include "2_eval/transposes_ahead.h"
 #include "3_export/5_passes/passes.h"
@@ -16,13 +17,19 @@ bool is_constant_node(const onnx::NodeProto& p) {
   return p.domain().empty() && p.op_type() == "Constant" && p.attribute_size() == 1 && p.attribute(0).has_t();
 }
 
-// A 2-d Transpose's result, when `ahead` made it on its thread.
-std::optional<at::Tensor> transposed_ahead(const onnx::NodeProto& p, const std::vector<at::Tensor>& inputs,
-                                           TransposesAhead& ahead) {
+// A 2-d Transpose's result (a Linear's weight as MatMul reads it): the copy `ahead` made on its
+// thread, or else one made here. Either way on huge pages, as the writer reads it (huge_pages.h).
+std::optional<at::Tensor> transposed_2d(const onnx::NodeProto& p, const std::vector<at::Tensor>& inputs,
+                                        TransposesAhead* ahead, HugePageArena& arena) {
   if (p.op_type() != "Transpose" || inputs.size() != 1 || !inputs[0].defined() || inputs[0].dim() != 2) return std::nullopt;
   const auto* perm = find_attribute(p, "perm");
   if (perm && !(perm->ints_size() == 2 && perm->ints(0) == 1 && perm->ints(1) == 0)) return std::nullopt;
-  return ahead.take(inputs[0]);
+  if (ahead)
+    if (auto made = ahead->take(inputs[0])) return made;
+  const at::Tensor transposed = inputs[0].t();
+  at::Tensor copy = arena.empty(transposed.sizes(), transposed.scalar_type());
+  copy.copy_(transposed);
+  return copy;
 }
 
 // The node's inputs as tensors, or nullopt if one of them is not known at export time. Shape of
@@ -100,6 +107,7 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
     int version;
   };
   std::unordered_map<std::string, Made> made;
+  HugePageArena arena;  // the transposes made here
 
   std::vector<OnnxNode> kept;
   std::vector<Initializer> folded;
@@ -119,7 +127,7 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
         if (auto m = made.find(key); m != made.end() && version[m->second.name] == m->second.version &&
                                      consts.count(m->second.name))
           repeat = &m->second;
-        else if (auto transposed = ahead ? transposed_ahead(p, *inputs, *ahead) : std::nullopt)
+        else if (auto transposed = transposed_2d(p, *inputs, ahead, arena))
           result = std::move(transposed);
         else
           result = evaluate_node(p, *inputs, opset);

@@ -1,0 +1,55 @@
+#include "1_base/huge_pages.h"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+namespace onnxport::core {
+
+namespace {
+
+constexpr size_t kAdviseFrom = 4 * kHugePageBytes;
+constexpr size_t kCarveFrom = size_t{64} << 10;
+constexpr size_t kAlignment = 64;  // libtorch's own for CPU buffers
+
+at::Tensor huge_page_bytes(size_t bytes) {
+  const size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  void* data = nullptr;
+  if (::posix_memalign(&data, kHugePageBytes, rounded) != 0) throw std::bad_alloc();
+  ::madvise(data, rounded, MADV_HUGEPAGE);
+  return at::from_blob(data, {static_cast<int64_t>(rounded)}, [](void* p) { std::free(p); },
+                       at::TensorOptions(at::kByte));
+}
+
+}  // namespace
+
+void advise_huge_pages(const void* data, size_t bytes) {
+  if (bytes < kAdviseFrom || data == nullptr) return;
+  const auto start = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first = (start + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const uintptr_t last = (start + bytes) & ~(kHugePageBytes - 1);
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
+at::Tensor HugePageArena::empty(at::IntArrayRef sizes, at::ScalarType dtype) {
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  const size_t bytes = static_cast<size_t>(numel) * c10::elementSize(dtype);
+  if (bytes < kCarveFrom) return at::empty(sizes, dtype);
+  auto carved = [&](const at::Tensor& block, size_t offset) {
+    return at::from_blob(static_cast<uint8_t*>(block.data_ptr()) + offset, sizes, [block](void*) {},
+                         at::TensorOptions(dtype));
+  };
+  if (bytes > block_bytes_) return carved(huge_page_bytes(bytes), 0);
+  if (!block_.defined() || used_ + bytes > static_cast<size_t>(block_.numel())) {
+    block_ = huge_page_bytes(block_bytes_);
+    used_ = 0;
+  }
+  const size_t offset = used_;
+  used_ += (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  return carved(block_, offset);
+}
+
+}  // namespace onnxport::core
