@@ -2,9 +2,8 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 
 namespace onnxport::core {
 
@@ -13,17 +12,22 @@ namespace {
 constexpr size_t kAdviseFrom = 4 * kHugePageBytes;
 constexpr size_t kCarveFrom = size_t{64} << 10;
 constexpr size_t kAlignment = 64;  // libtorch's own for CPU buffers
+std::atomic<bool> process_allocator_advises{false};
 
+// From libtorch's allocator, one huge page more than needed, so that the buffer can start on a
+// 2 MiB boundary (the bytes before it are never touched, so never resident).
 at::Tensor huge_page_bytes(size_t bytes) {
   const size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
-  void* data = nullptr;
-  if (::posix_memalign(&data, kHugePageBytes, rounded) != 0) throw std::bad_alloc();
-  ::madvise(data, rounded, MADV_HUGEPAGE);
-  return at::from_blob(data, {static_cast<int64_t>(rounded)}, [](void* p) { std::free(p); },
-                       at::TensorOptions(at::kByte));
+  const at::Tensor buffer = at::empty({static_cast<int64_t>(rounded + kHugePageBytes)}, at::kByte);
+  const auto start = reinterpret_cast<uintptr_t>(buffer.data_ptr());
+  const uintptr_t aligned = (start + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  ::madvise(reinterpret_cast<void*>(aligned), rounded, MADV_HUGEPAGE);
+  return buffer.narrow(0, static_cast<int64_t>(aligned - start), static_cast<int64_t>(rounded));
 }
 
 }  // namespace
+
+void arenas_use_the_process_allocator() { process_allocator_advises = true; }
 
 void advise_huge_pages(const void* data, size_t bytes) {
   if (bytes < kAdviseFrom || data == nullptr) return;
@@ -37,7 +41,7 @@ at::Tensor HugePageArena::empty(at::IntArrayRef sizes, at::ScalarType dtype) {
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   const size_t bytes = static_cast<size_t>(numel) * c10::elementSize(dtype);
-  if (bytes < kCarveFrom) return at::empty(sizes, dtype);
+  if (bytes < kCarveFrom || process_allocator_advises) return at::empty(sizes, dtype);
   auto carved = [&](const at::Tensor& block, size_t offset) {
     return at::from_blob(static_cast<uint8_t*>(block.data_ptr()) + offset, sizes, [block](void*) {},
                          at::TensorOptions(dtype));

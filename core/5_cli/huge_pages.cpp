@@ -29,6 +29,7 @@ class HugePageAdvisingAllocator final : public core::torch_release::ForwardingAl
 void use_huge_pages_for_large_buffers() {
   static HugePageAdvisingAllocator allocator(c10::GetCPUAllocator());
   c10::SetCPUAllocator(&allocator, /*priority=*/1);
+  core::arenas_use_the_process_allocator();
 }
 
 }  // namespace onnxport::cli
