@@ -258,7 +258,9 @@ class PackageApiTest(unittest.TestCase):
             onnxport.export(lstm, (x, (h0, c0)), out, input_names=["x", "h0", "c0"], dynamic_axes={"x": [0, 1]})
         self.assertTrue(any("the dynamic axes are not proven" in str(w.message) and "x 11x5x3 -> 12x6x3" in str(w.message)
                             for w in caught), [str(w.message) for w in caught])
-        with torch.no_grad():
+        # Without oneDNN: libtorch 2.6's oneDNN LSTM computes this 0.25 off the float64 run on some
+        # AMD EPYC machines (its native kernel 9e-8), which would blame a correct file.
+        with torch.no_grad(), torch.backends.mkldnn.flags(enabled=False):
             y, (h, c) = lstm(x, (h0, c0))
         ok, log = ort_matches(out, save_manifest("lstm_state", [x, h0, c0], [y, h, c]))
         self.assertTrue(ok, log)
