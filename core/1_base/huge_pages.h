@@ -30,8 +30,8 @@ void advise_huge_pages(const void* data, size_t bytes);
 // Where the process allocates through the CLI's advising allocator (core/5_cli/huge_pages.cpp,
 // jemalloc beneath), arenas hand out that allocator's buffers instead: jemalloc reuses what the
 // type-recording run and the replaced parameters free, and blocks of their own, which it cannot
-// serve from those pieces, raised vit_b_16's peak RSS by 10-20 MiB (to 647-658 MiB against a
-// 630 MiB budget; the export 0.3-0.6 s faster, runs alternating on this 2-core AMD EPYC guest).
+// serve from those pieces, raised vit_b_16's peak RSS from 608-626 MiB to 631-642 MiB, past its
+// 630 MiB budget (the export 0.3-0.6 s faster; alternating runs on a 2-core AMD EPYC guest).
 class HugePageArena {
  public:
   explicit HugePageArena(size_t block_bytes = size_t{32} << 20) : block_bytes_(block_bytes) {}
