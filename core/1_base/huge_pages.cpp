@@ -11,16 +11,17 @@ namespace {
 
 constexpr size_t kAdviseFrom = 4 * kHugePageBytes;
 constexpr size_t kCarveFrom = size_t{64} << 10;
-constexpr size_t kAlignment = 64;  // libtorch's own for CPU buffers
 std::atomic<bool> process_allocator_advises{false};
+
+constexpr uintptr_t round_up(uintptr_t n, uintptr_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
 // From libtorch's allocator, one huge page more than needed, so that the buffer can start on a
 // 2 MiB boundary (the bytes before it are never touched, so never resident).
 at::Tensor huge_page_bytes(size_t bytes) {
-  const size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  const size_t rounded = round_up(bytes, kHugePageBytes);
   const at::Tensor buffer = at::empty({static_cast<int64_t>(rounded + kHugePageBytes)}, at::kByte);
   const auto start = reinterpret_cast<uintptr_t>(buffer.data_ptr());
-  const uintptr_t aligned = (start + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const uintptr_t aligned = round_up(start, kHugePageBytes);
   ::madvise(reinterpret_cast<void*>(aligned), rounded, MADV_HUGEPAGE);
   return buffer.narrow(0, static_cast<int64_t>(aligned - start), static_cast<int64_t>(rounded));
 }
@@ -32,8 +33,8 @@ void arenas_use_the_process_allocator() { process_allocator_advises = true; }
 void advise_huge_pages(const void* data, size_t bytes) {
   if (bytes < kAdviseFrom || data == nullptr) return;
   const auto start = reinterpret_cast<uintptr_t>(data);
-  const uintptr_t first = (start + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const uintptr_t last = (start + bytes) & ~(kHugePageBytes - 1);
+  const uintptr_t first = round_up(start, kHugePageBytes);
+  const uintptr_t last = (start + bytes) / kHugePageBytes * kHugePageBytes;
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 }
 
@@ -52,8 +53,14 @@ at::Tensor HugePageArena::empty(at::IntArrayRef sizes, at::ScalarType dtype) {
     used_ = 0;
   }
   const size_t offset = used_;
-  used_ += (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  used_ += round_up(bytes, kAlignment);
   return carved(block_, offset);
+}
+
+at::Tensor HugePageArena::copy_of(const at::Tensor& t) {
+  at::Tensor copy = empty(t.sizes(), t.scalar_type());
+  copy.copy_(t);
+  return copy;
 }
 
 }  // namespace onnxport::core

@@ -34,9 +34,13 @@ void advise_huge_pages(const void* data, size_t bytes);
 // 630 MiB budget (the export 0.3-0.6 s faster; alternating runs on a 2-core AMD EPYC guest).
 class HugePageArena {
  public:
+  static constexpr size_t kAlignment = 64;  // of each carved tensor, as libtorch aligns CPU buffers
+
   explicit HugePageArena(size_t block_bytes = size_t{32} << 20) : block_bytes_(block_bytes) {}
   // A contiguous, uninitialized tensor; below 64 KiB a plain libtorch one.
   at::Tensor empty(at::IntArrayRef sizes, at::ScalarType dtype);
+  // A contiguous copy of `t` (a transposed view's values), from empty().
+  at::Tensor copy_of(const at::Tensor& t);
 
  private:
   size_t block_bytes_;

@@ -52,9 +52,7 @@ void TransposesAhead::run() {
     }
     at::Tensor t;
     try {
-      const at::Tensor transposed = source.t();
-      t = arena.empty(transposed.sizes(), transposed.scalar_type());
-      t.copy_(transposed);
+      t = arena.copy_of(source.t());
     } catch (const std::exception&) {
       // Left undefined: the fold pass then transposes it itself.
     }

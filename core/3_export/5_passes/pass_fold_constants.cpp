@@ -26,10 +26,7 @@ std::optional<at::Tensor> transposed_2d(const onnx::NodeProto& p, const std::vec
   if (perm && !(perm->ints_size() == 2 && perm->ints(0) == 1 && perm->ints(1) == 0)) return std::nullopt;
   if (ahead)
     if (auto made = ahead->take(inputs[0])) return made;
-  const at::Tensor transposed = inputs[0].t();
-  at::Tensor copy = arena.empty(transposed.sizes(), transposed.scalar_type());
-  copy.copy_(transposed);
-  return copy;
+  return arena.copy_of(inputs[0].t());
 }
 
 // The node's inputs as tensors, or nullopt if one of them is not known at export time. Shape of

@@ -76,7 +76,7 @@ at::Tensor fused_bias(const ConvBn& pair, at::Tensor weight_out) {
 // 0.032 s on one thread, 0.026 s on two).
 std::vector<std::pair<Tensor, Tensor>> fused_tensors(const std::vector<ConvBn>& pairs) {
   size_t weight_bytes = 0;
-  for (const auto& pair : pairs) weight_bytes += pair.weight->tensor.nbytes() + 64;  // each one aligned
+  for (const auto& pair : pairs) weight_bytes += pair.weight->tensor.nbytes() + HugePageArena::kAlignment;
   HugePageArena arena(weight_bytes);
   std::vector<at::Tensor> weights;
   for (const auto& pair : pairs)
