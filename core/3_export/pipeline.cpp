@@ -123,7 +123,7 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       });
       report_.dynamic_checks = proof.runs;
       if (after_passes_) {  // the passes too, so that nodes and names are the written file's
-        timed("onnx passes", [&] { return run_onnx_passes(model, options_, prepared->transposes.get()); });
+        timed("onnx passes", [&] { return run_onnx_passes(model, options_, ParameterBytes{prepared->transposes.get()}); });
         timed(after_passes_name_.c_str(), [&] { after_passes_(*prepared, converted.value_names, model); });
         return report_;
       }
@@ -136,9 +136,12 @@ ExportReport Pipeline::run(const std::function<LoadedModel()>& load) {
       // From here the ONNX model alone holds the parameters, so a folded copy (a transposed
       // weight) replaces its original instead of sitting beside it.
       std::shared_ptr<TransposesAhead> transposes = prepared->transposes;
+      const bool parameters_private = prepared->parameters_private;
       prepared.reset();
       report_.pass_results =
-          timed("onnx passes", [&] { return run_onnx_passes(model, options_, transposes.get()); }).summary();
+          timed("onnx passes", [&] {
+            return run_onnx_passes(model, options_, ParameterBytes{transposes.get(), parameters_private});
+          }).summary();
       transposes.reset();  // the copies no fold took
       refuse_bfloat16_where_onnx_has_none(model, model_file_);
       const ModelMeta meta = model_meta_for(model);

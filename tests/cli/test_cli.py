@@ -226,7 +226,14 @@ class CliTest(unittest.TestCase):
 
     def test_a_transposed_linear_weight_keeps_its_parameter_name(self):
         out = path("projection.onnx")
-        run("export", path("projection.pt"), "-o", out, "--input", "x=" + path("projection.in0.npy"))
+        report = path("projection.report.json")
+        run("export", path("projection.pt"), "-o", out, "--input", "x=" + path("projection.in0.npy"),
+            "--report", report)
+        with open(report) as fh:
+            folding = [line for line in json.load(fh)["passes"] if line.startswith("constant folding")]
+        # The CLI's module is its own: the transpose is written over the weight's bytes.
+        self.assertEqual(len(folding), 1)
+        self.assertIn("1 of them Transposes written over their weights' bytes", folding[0])
         inits = {i.name: i for i in onnx.load(out).graph.initializer}
         self.assertIn("proj.weight", inits)
         self.assertEqual(list(inits["proj.weight"].dims), [8, 8])

@@ -148,7 +148,7 @@ TEST_CASE("a Transpose of a weight transposed ahead on another thread takes that
   add_output(m, "y");
   add_output(m, "z");
 
-  CHECK(fold_constants(m, 17, true, &ahead).folded_nodes == 2);
+  CHECK(fold_constants(m, 17, true, ParameterBytes{&ahead}).folded_nodes == 2);
   CHECK(values(initializer(m, "fc.weight")) == values(borrow_tensor(weight.t().contiguous())));
   CHECK(values(initializer(m, "other")) == values(borrow_tensor(other.t().contiguous())));
   // Each copy was taken by its fold: none is left to give.
@@ -182,10 +182,57 @@ TEST_CASE("Transposes of weights of 470 KiB fold to their transposes, made ahead
   m.nodes.push_back(onnx_node("MatMul", {"h", "bt"}, {"y"}));
   add_output(m, "y");
 
-  CHECK(fold_constants(m, 17, true, &ahead).folded_nodes == 2);
+  CHECK(fold_constants(m, 17, true, ParameterBytes{&ahead}).folded_nodes == 2);
   CHECK(op_types(m.nodes) == std::vector<std::string>{"MatMul", "MatMul"});
   CHECK(at::equal(to_aten(initializer(m, "a.weight")), ahead_weight.t()));
   CHECK(at::equal(to_aten(initializer(m, "b.weight")), fold_weight.t()));
+}
+
+TEST_CASE("private parameters: a Transpose that is a weight's last reader writes the transpose over its bytes") {
+  at::manual_seed(6);
+  const at::Tensor alone = at::randn({300, 400});   // read by its Transpose only
+  const at::Tensor tied = at::randn({200, 300});    // read by its Transpose and by an Add
+  const at::Tensor storage = at::randn({2, 20, 30});  // two parameters, slices of one buffer
+  const std::vector<at::Tensor> before{alone.clone(), tied.clone(), storage.clone()};
+  auto build = [&] {
+    OnnxModel m;
+    add_input(m, "x", float_type({1, 400}));
+    add_input(m, "s", float_type({200, 300}));
+    add_input(m, "z", float_type({1, 30}));
+    m.initializers.push_back({"a.weight", borrow_tensor(alone)});
+    m.initializers.push_back({"b.weight", borrow_tensor(tied)});
+    m.initializers.push_back({"c.weight", borrow_tensor(storage[0])});
+    m.initializers.push_back({"d.weight", borrow_tensor(storage[0].view({30, 20}))});  // the same bytes again
+    m.nodes.push_back(onnx_node("Transpose", {"a.weight"}, {"at"}, {attr_ints("perm", {1, 0})}));
+    m.nodes.push_back(onnx_node("MatMul", {"x", "at"}, {"h"}));
+    m.nodes.push_back(onnx_node("Transpose", {"b.weight"}, {"bt"}));
+    m.nodes.push_back(onnx_node("MatMul", {"h", "bt"}, {"y"}));
+    m.nodes.push_back(onnx_node("Add", {"s", "b.weight"}, {"sb"}));
+    m.nodes.push_back(onnx_node("Transpose", {"c.weight"}, {"ct"}));
+    m.nodes.push_back(onnx_node("MatMul", {"z", "ct"}, {"zc"}));
+    m.nodes.push_back(onnx_node("MatMul", {"zc", "d.weight"}, {"zd"}));
+    for (const char* out : {"y", "sb", "zd"}) add_output(m, out);
+    return m;
+  };
+  const auto data = [](const Tensor& t) { return t.data(); };
+
+  SUBCASE("nothing else holds them: only the lone weight is written over") {
+    OnnxModel m = build();
+    CHECK(fold_constants(m, 17, true, ParameterBytes{nullptr, true}).folded_nodes == 3);
+    CHECK(data(initializer(m, "a.weight")) == alone.data_ptr());
+    CHECK(at::equal(to_aten(initializer(m, "a.weight")), before[0].t()));
+    CHECK(at::equal(to_aten(initializer(m, "b.weight_transposed")), before[1].t()));
+    CHECK(at::equal(tied, before[1]));        // the Add still reads it
+    CHECK(at::equal(storage, before[2]));     // d.weight shares c.weight's bytes
+    CHECK(at::equal(to_aten(initializer(m, "c.weight")), before[2][0].t()));
+  }
+  SUBCASE("parameters the caller holds too: every transpose is a copy") {
+    OnnxModel m = build();
+    CHECK(fold_constants(m, 17, true).folded_nodes == 3);
+    CHECK(data(initializer(m, "a.weight")) != alone.data_ptr());
+    CHECK(at::equal(to_aten(initializer(m, "a.weight")), before[0].t()));
+    CHECK(at::equal(alone, before[0]));
+  }
 }
 
 TEST_CASE("a parameter that folds wholly into a value of its size lends that value its name and a doc_string") {

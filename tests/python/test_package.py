@@ -362,6 +362,21 @@ class PackageApiTest(unittest.TestCase):
         self.assertIsNotNone(model.emb.weight.grad)
         self.assertIsNone(model.block.conv.weight.grad)
 
+    def test_linear_weights_are_transposed_in_copies_the_callers_module_never_sees(self):
+        # A file the export loads is its own, and its transposes are written over the weights; a
+        # module handed over shares its tensors with the caller's, whose weights must stay as
+        # they were, in eval mode too, where the transposes fold.
+        torch.manual_seed(3)
+        model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 8)).eval()
+        before = {k: v.clone() for k, v in model.state_dict().items()}
+        x = torch.randn(2, 5, 16)
+        onnxport.export(model, (x,), path("linears.onnx"))
+        for k, v in model.state_dict().items():
+            self.assertTrue(torch.equal(v, before[k]), k)
+        with torch.no_grad():
+            ok, log = ort_matches(path("linears.onnx"), save_manifest("linears", [x], [model(x)]))
+        self.assertTrue(ok, log)
+
     def test_a_model_traced_for_the_export_runs_once_and_a_given_trace_of_other_sizes_again(self):
         # The trace made for the export records every value's type: no second run is needed. A
         # trace the caller made on other sizes has other types: its graph runs on the given inputs.

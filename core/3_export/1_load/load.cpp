@@ -280,6 +280,7 @@ LoadedModel load_model_file(const std::string& path, const ExportOptions& option
   LoadedModel loaded;
   loaded.module = select_export_target(load_torchscript_file(path), options, path);
   loaded.module_owned = true;
+  loaded.parameters_private = true;
   if (inputs.empty()) {
     define_forward_from_overload(*loaded.module);
     const auto& schema = loaded.module->get_method("forward").function().getSchema();

@@ -20,6 +20,8 @@ struct LoadedModel {
   std::optional<torch::jit::Module> module;
   // Loaded here, or handed over by the caller: prepare freezes it in place instead of cloning it.
   bool module_owned = false;
+  // Loaded here from a file: no one outside the export holds the module's tensors.
+  bool parameters_private = false;
   std::shared_ptr<torch::jit::Graph> traced_graph;
   std::unordered_map<const void*, std::string> traced_parameter_names;  // storage -> parameter name
   std::vector<torch::jit::IValue> inputs;  // one per forward argument, or per tensor (whole_arguments)

@@ -208,10 +208,13 @@ std::vector<bool> inputs_torch_onnx_keeps(const torch::jit::Graph& graph, size_t
 // the fold pass computes, so they are transposed on another thread meanwhile. At most 64 MiB of
 // copies wait beside their sources for the fold: what the export holds above its parameters for
 // them (vit_b_16's 330 MiB of Linear weights, all made ahead, had taken its peak RSS from 745 to 848 MiB).
+// None for private parameters: the fold writes each transpose over its weight (ParameterBytes).
 std::shared_ptr<TransposesAhead> transpose_linear_weights_ahead(std::vector<at::Tensor> weights,
-                                                                const ExportOptions& options) {
+                                                                const ExportOptions& options, bool parameters_private) {
   constexpr size_t kMaxBytes = size_t{64} << 20;
-  if (!options.do_constant_folding || !options.export_params || options.training == TrainingMode::Train) return nullptr;
+  if (parameters_private || !options.do_constant_folding || !options.export_params ||
+      options.training == TrainingMode::Train)
+    return nullptr;
   std::set<const void*> seen;  // a weight two Linears share (tied) is transposed once
   weights.erase(std::remove_if(weights.begin(), weights.end(),
                                [&](const at::Tensor& w) {
@@ -277,7 +280,7 @@ std::shared_ptr<torch::jit::Graph> frozen_forward(const torch::jit::Module& modu
   const ModuleTensorReads tensor_reads(*frozen.get_method("forward").graph(), frozen);
   // Started before freezing, which runs on this thread alone: freezing keeps the module's
   // tensors as its constants, where the fold pass finds them (and transposes any other itself).
-  out.transposes = transpose_linear_weights_ahead(tensor_reads.read_as(c10::aten::linear, 1), options);
+  out.transposes = transpose_linear_weights_ahead(tensor_reads.read_as(c10::aten::linear, 1), options, out.parameters_private);
   if (auto forward = frozen.get_method("forward").graph(); !freeze_straight_line_forward(forward, frozen))
     torch::jit::freeze_module_inplace(&frozen);
   if (traced_types) traced_types->restore(*frozen.get_method("forward").graph());
@@ -580,6 +583,7 @@ void add_state_dynamic_axes(const StateStart& started, PreparedGraph& out) {
 PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& given) {
   PreparedGraph out;
   out.warnings = loaded.warnings;
+  out.parameters_private = loaded.parameters_private;
   std::optional<StateCall> later_state_call;
   if (given.state_io && loaded.module)
     if (auto started = start_state_after_first_call(*loaded.module, loaded.inputs, given)) {
@@ -664,7 +668,7 @@ PreparedGraph prepare_model(LoadedModel loaded, const ExportOptions& given) {
   if (mode.script) propagate_dtypes(graph, inputs, self_inputs);
   // A traced function's graph (no module to read before freezing), or a module whose Linears read
   // only tensors freezing computed: their weights are the graph's constants.
-  if (!out.transposes) out.transposes = transpose_linear_weights_ahead(constant_linear_weights(*graph), options);
+  if (!out.transposes) out.transposes = transpose_linear_weights_ahead(constant_linear_weights(*graph), options, out.parameters_private);
   // The model's runs have both cores (OpenBLAS splits its products over two threads): transposes
   // beside them made swin_t's whole export slower.
   if (out.transposes) out.transposes->pause(true);

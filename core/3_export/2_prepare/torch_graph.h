@@ -71,8 +71,11 @@ struct PreparedGraph {
   // Per example input, alongside: declared Optional by a scripted forward (torch.onnx gives such an
   // input an optional type, so that it may be left out where nothing reads it).
   std::vector<bool> inputs_declared_optional;
-  // The Linear weights' transposes, made on a second thread from the time the graph is final.
+  // The Linear weights' transposes, made on a second thread from the time the graph is final;
+  // none where the parameters are private (LoadedModel::parameters_private): the fold then writes
+  // each over its own weight (ParameterBytes).
   std::shared_ptr<TransposesAhead> transposes;
+  bool parameters_private = false;
   // Trace mode on control flow: the graph before the trace and its `self`, for the resized run.
   std::shared_ptr<torch::jit::Graph> untraced;
   std::optional<torch::jit::Module> untraced_self;

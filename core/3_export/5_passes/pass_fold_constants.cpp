@@ -17,17 +17,54 @@ bool is_constant_node(const onnx::NodeProto& p) {
   return p.domain().empty() && p.op_type() == "Constant" && p.attribute_size() == 1 && p.attribute(0).has_t();
 }
 
-// A 2-d Transpose's result (a Linear's weight as MatMul reads it): the copy `ahead` made on its
-// thread, or else one made here. Either way on huge pages, as the writer reads it (huge_pages.h).
-std::optional<at::Tensor> transposed_2d(const onnx::NodeProto& p, const std::vector<at::Tensor>& inputs,
-                                        TransposesAhead* ahead, HugePageArena& arena) {
-  if (p.op_type() != "Transpose" || inputs.size() != 1 || !inputs[0].defined() || inputs[0].dim() != 2) return std::nullopt;
+bool is_2d_transpose(const onnx::NodeProto& p, const std::vector<at::Tensor>& inputs) {
+  if (p.op_type() != "Transpose" || inputs.size() != 1 || !inputs[0].defined() || inputs[0].dim() != 2) return false;
   const auto* perm = find_attribute(p, "perm");
-  if (perm && !(perm->ints_size() == 2 && perm->ints(0) == 1 && perm->ints(1) == 0)) return std::nullopt;
-  if (ahead)
-    if (auto made = ahead->take(inputs[0])) return made;
-  return arena.copy_of(inputs[0].t());
+  return !perm || (perm->ints_size() == 2 && perm->ints(0) == 1 && perm->ints(1) == 0);
 }
+
+// Whether a value other than `name` holds any of `t`'s bytes: an evaluator result may be a view of
+// its input, and two parameters may be slices of one storage.
+bool shares_bytes(const std::string& name, const at::Tensor& t, const ConstantValues& consts) {
+  const auto* begin = static_cast<const char*>(t.data_ptr());
+  const auto* end = begin + t.nbytes();
+  for (const auto& [other, c] : consts) {
+    if (other == name || !c.defined() || !c.has_storage()) continue;
+    const auto* b = static_cast<const char*>(c.storage().data_ptr().get());
+    if (b && b < end && begin < b + c.storage().nbytes()) return true;
+  }
+  return false;
+}
+
+// The 2-d transposes the fold makes (a Linear's weight as MatMul reads it), from wherever costs least.
+class Transposer {
+ public:
+  explicit Transposer(TransposesAhead* ahead) : ahead_(ahead) {}
+  // The copy made ahead on another thread; else, where `may_overwrite`, `source` transposed over
+  // its own bytes (pages the process has touched) through a scratch buffer reused for every
+  // source; else a copy on huge pages, as the writer reads them (huge_pages.h).
+  at::Tensor transpose(const at::Tensor& source, bool may_overwrite) {
+    if (ahead_)
+      if (auto made = ahead_->take(source)) return *made;
+    if (!may_overwrite || !source.is_contiguous()) return arena_.copy_of(source.t());
+    ++written_over;
+    if (!scratch_.defined() || scratch_.nbytes() < source.nbytes())
+      scratch_ = at::empty({static_cast<int64_t>(source.nbytes())}, at::TensorOptions().dtype(at::kByte));
+    const auto dtype = at::TensorOptions().dtype(source.scalar_type());
+    at::Tensor before = at::from_blob(scratch_.data_ptr(), source.sizes(), dtype);
+    before.copy_(source);
+    at::Tensor result = at::from_blob(source.data_ptr(), {source.size(1), source.size(0)}, [source](void*) {}, dtype);
+    result.copy_(before.t());
+    return result;
+  }
+
+  size_t written_over = 0;
+
+ private:
+  TransposesAhead* ahead_;
+  HugePageArena arena_;
+  at::Tensor scratch_;
+};
 
 // The node's inputs as tensors, or nullopt if one of them is not known at export time. Shape of
 // a value whose shape is fully static needs no data: a placeholder of that shape stands in.
@@ -67,7 +104,7 @@ struct Slot {
   size_t index;
 };
 
-FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant, TransposesAhead* ahead) {
+FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant, ParameterBytes bytes) {
   FoldStats stats;
   ConstantValues consts;
   if (parameters_are_constant)
@@ -104,7 +141,7 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
     int version;
   };
   std::unordered_map<std::string, Made> made;
-  HugePageArena arena;  // the transposes made here
+  Transposer transposer(bytes.transposed_ahead);
 
   std::vector<OnnxNode> kept;
   std::vector<Initializer> folded;
@@ -124,8 +161,9 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
         if (auto m = made.find(key); m != made.end() && version[m->second.name] == m->second.version &&
                                      consts.count(m->second.name))
           repeat = &m->second;
-        else if (auto transposed = transposed_2d(p, *inputs, ahead, arena))
-          result = std::move(transposed);
+        else if (is_2d_transpose(p, *inputs))
+          result = transposer.transpose((*inputs)[0], bytes.private_to_export && readers[p.input(0)] == 1 &&
+                                                          !shares_bytes(p.input(0), (*inputs)[0], consts));
         else
           result = evaluate_node(p, *inputs, opset);
       }
@@ -193,6 +231,7 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
     made[key] = Made{out, ++version[out]};
   }
   model.nodes = std::move(kept);
+  stats.transposes_over_weights = transposer.written_over;
 
   // Name the pending values now that every reader has been seen.
   std::unordered_set<std::string> taken = value_names(model);

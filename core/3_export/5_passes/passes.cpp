@@ -17,7 +17,11 @@ std::string nodes_text(size_t n) { return std::to_string(n) + (n == 1 ? " node" 
 
 std::vector<std::string> PassStats::summary() const {
   std::vector<std::string> lines;
-  if (folded_nodes) lines.push_back("constant folding: " + nodes_text(folded_nodes) + " folded into initializers");
+  if (folded_nodes)
+    lines.push_back("constant folding: " + nodes_text(folded_nodes) + " folded into initializers" +
+                    (transposes_over_weights ? ", " + std::to_string(transposes_over_weights) +
+                                                   " of them Transposes written over their weights' bytes"
+                                             : ""));
   if (fused_conv_bn)
     lines.push_back("Conv+BatchNormalization fusion: " + std::to_string(fused_conv_bn) + " pairs fused");
   if (fused_bias_adds)
@@ -58,12 +62,14 @@ std::vector<std::string> PassStats::summary() const {
   return lines;
 }
 
-PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, TransposesAhead* transposes) {
+PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, ParameterBytes bytes) {
   PassStats stats;
   remove_dead(model, stats);
   const ShapeReads shape_reads = options.drop_unused_inputs ? record_shape_reads(model) : ShapeReads{};
   if (options.do_constant_folding) {
-    stats.folded_nodes = fold_constants(model, options.opset_version, options.export_params, transposes).folded_nodes;
+    const FoldStats folded = fold_constants(model, options.opset_version, options.export_params, bytes);
+    stats.folded_nodes = folded.folded_nodes;
+    stats.transposes_over_weights = folded.transposes_over_weights;
     remove_dead(model, stats);
   }
   const bool inference = options.training == TrainingMode::Eval;

@@ -16,6 +16,17 @@ namespace onnxport::core {
 
 class TransposesAhead;  // 2_eval/transposes_ahead.h
 
+// What the passes may do with the parameters' bytes besides reading them.
+struct ParameterBytes {
+  // The Linear weights' transposes, made on another thread: the fold takes these copies.
+  TransposesAhead* transposed_ahead = nullptr;
+  // Nothing outside the export holds the parameters any more (a file it loaded, its module and
+  // TorchScript graph gone): a Transpose that is the last reader of a value whose bytes no other
+  // value shares writes its result over those bytes, instead of into memory the process has not
+  // touched yet (docs/benchmarks.md: on some guests fresh pages cost more than the transpose).
+  bool private_to_export = false;
+};
+
 // pass_support.cpp, shared by the passes.
 // Who reads each value (node inputs, sub-graph captures and graph outputs each count once) and
 // which node makes it (an index into model.nodes).
@@ -94,9 +105,10 @@ void eliminate_dead_code(OnnxModel& model);
 // parameters_are_constant: false with export_params=false (parameters are then graph inputs).
 struct FoldStats {
   size_t folded_nodes = 0;
+  size_t transposes_over_weights = 0;  // of those, Transposes written over their input's bytes
 };
-// A Transpose of a parameter that `ahead` transposed already (on another thread) takes that copy.
-FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant, TransposesAhead* ahead = nullptr);
+// A Transpose of a parameter transposed ahead takes that copy; see ParameterBytes.
+FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_constant, ParameterBytes bytes = {});
 
 // pass_fuse_conv_bn.cpp, eval mode only (as torch.onnx does): a Conv whose only consumer is an
 // inference BatchNormalization with constant statistics becomes one Conv with folded weight and
@@ -198,6 +210,7 @@ std::vector<std::string> drop_unused_inputs(OnnxModel& model, const ShapeReads& 
 // are dropped (as torch.onnx drops them after its folding).
 struct PassStats {
   size_t folded_nodes = 0;
+  size_t transposes_over_weights = 0;
   size_t fused_conv_bn = 0;
   size_t fused_bias_adds = 0;
   std::map<std::string, size_t> removed_noops;
@@ -214,6 +227,6 @@ struct PassStats {
   // One line per pass that changed something, for --verbose: "constant folding: 12 nodes folded".
   std::vector<std::string> summary() const;
 };
-PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, TransposesAhead* transposes = nullptr);
+PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, ParameterBytes bytes = {});
 
 }  // namespace onnxport::core
