@@ -565,6 +565,52 @@ TEST_CASE("three Conv+BN pairs with weights of 144 KiB fuse into Convs that comp
   CHECK_FALSE(at::allclose(to_aten(initializer(m, "conv0.weight")), weights[0]));
 }
 
+TEST_CASE("private weights: a Conv weight only its pair reads takes the fused values in its own bytes") {
+  ConvBnModel copied;  // fused into a new tensor, as for a caller's module
+  REQUIRE(fuse_conv_batchnorm(copied.model) == 1);
+  const at::Tensor expected = to_aten(initializer(copied.model, "conv.weight"));
+  const std::vector<double> before = values(ConvBnModel().weight);
+  CHECK(values(copied.weight) == before);
+  CHECK(values(initializer(copied.model, "conv.weight")) != before);
+
+  SUBCASE("alone: written over") {
+    ConvBnModel f;
+    REQUIRE(fuse_conv_batchnorm(f.model, /*weights_private=*/true) == 1);
+    CHECK(initializer(f.model, "conv.weight").data() == f.weight.data());
+    CHECK(at::equal(to_aten(initializer(f.model, "conv.weight")), expected));
+  }
+  SUBCASE("read by another node too: a new tensor") {
+    ConvBnModel f;
+    f.model.nodes.push_back(onnx_node("Identity", {"conv.weight"}, {"w_copy"}));
+    add_output(f.model, "w_copy");
+    REQUIRE(fuse_conv_batchnorm(f.model, true) == 1);
+    CHECK(values(f.weight) == before);
+    CHECK(at::equal(to_aten(initializer(f.model, "y_fused_weight")), expected));
+  }
+  SUBCASE("two pairs' Convs reading it: new tensors") {
+    ConvBnModel f;
+    f.model.nodes.push_back(onnx_node("Conv", {"x", "conv.weight", "conv.bias"}, {"c2"},
+                                      {attr_ints("kernel_shape", {1, 1})}));
+    f.model.nodes.push_back(onnx_node("BatchNormalization",
+                                      {"c2", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"}, {"y2"},
+                                      {attr_f("epsilon", f.epsilon)}));
+    add_output(f.model, "y2");
+    REQUIRE(fuse_conv_batchnorm(f.model, true) == 2);
+    CHECK(values(f.weight) == before);
+    REQUIRE(op_types(f.model.nodes) == std::vector<std::string>{"Conv", "Conv"});
+    for (const auto& conv : f.model.nodes) CHECK(at::equal(to_aten(initializer(f.model, conv.proto.input(1))), expected));
+  }
+  SUBCASE("bytes another initializer holds: a new tensor") {
+    ConvBnModel f;
+    f.model.initializers.push_back({"alias", f.weight});
+    f.model.nodes.push_back(onnx_node("Identity", {"alias"}, {"a"}));
+    add_output(f.model, "a");
+    REQUIRE(fuse_conv_batchnorm(f.model, true) == 1);
+    CHECK(values(f.weight) == before);
+    CHECK(at::equal(to_aten(initializer(f.model, "conv.weight")), expected));
+  }
+}
+
 TEST_CASE("a Conv without bias gets a bias named after its weight") {
   ConvBnModel f(/*with_bias=*/false);
   REQUIRE(fuse_conv_batchnorm(f.model) == 1);

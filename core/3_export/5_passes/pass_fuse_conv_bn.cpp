@@ -67,20 +67,24 @@ at::Tensor fused_bias(const ConvBn& pair, at::Tensor weight_out) {
   return ((old_b - to_aten(pair.mean->tensor)) * k + to_aten(pair.shift->tensor)).to(w.scalar_type());
 }
 
-// Each pair's fused weight and bias. The weights are carved from one buffer on huge pages
-// (huge_pages.h): most of a ResNet's are 1-9 MiB, too small to get huge pages alone, and in one
-// Python process on a 2-core AMD EPYC guest resnet50's passes and write took 0.13 and 0.10 s with
-// them on fresh 4 KiB pages, 0.02 and 0.02 s from the arena. Every other pair is computed on a
-// second thread: the products are bound by memory and by the kernel's zeroing of their new pages,
-// which the second core shares (resnet50's 53 pairs, 94 MB, in one Python process: median
+// Each pair's fused weight and bias. A weight marked in `in_place` takes its fused values in its
+// own bytes, pages the process has touched already. The others are carved from one buffer on huge
+// pages (huge_pages.h): most of a ResNet's are 1-9 MiB, too small to get huge pages alone, and in
+// one Python process on a 2-core AMD EPYC guest resnet50's passes and write took 0.13 and 0.10 s
+// with them on fresh 4 KiB pages, 0.02 and 0.02 s from the arena. Every other pair is computed on
+// a second thread: the products are bound by memory and by the kernel's zeroing of their new
+// pages, which the second core shares (resnet50's 53 pairs, 94 MB, in one Python process: median
 // 0.032 s on one thread, 0.026 s on two).
-std::vector<std::pair<Tensor, Tensor>> fused_tensors(const std::vector<ConvBn>& pairs) {
+std::vector<std::pair<Tensor, Tensor>> fused_tensors(const std::vector<ConvBn>& pairs, const std::vector<bool>& in_place) {
   size_t weight_bytes = 0;
-  for (const auto& pair : pairs) weight_bytes += pair.weight->tensor.nbytes() + HugePageArena::kAlignment;
+  for (size_t i = 0; i < pairs.size(); ++i)
+    if (!in_place[i]) weight_bytes += pairs[i].weight->tensor.nbytes() + HugePageArena::kAlignment;
   HugePageArena arena(weight_bytes);
   std::vector<at::Tensor> weights;
-  for (const auto& pair : pairs)
-    weights.push_back(arena.empty(pair.weight->tensor.shape(), scalar_type_of(pair.weight->tensor.dtype())));
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const Tensor& w = pairs[i].weight->tensor;
+    weights.push_back(in_place[i] ? to_aten(w) : arena.empty(w.shape(), scalar_type_of(w.dtype())));
+  }
   std::vector<std::pair<Tensor, Tensor>> fused(pairs.size());
   auto compute_every_other = [&](size_t first) {
     for (size_t i = first; i < pairs.size(); i += 2) {
@@ -99,6 +103,18 @@ std::vector<std::pair<Tensor, Tensor>> fused_tensors(const std::vector<ConvBn>& 
   return fused;
 }
 
+// Whether an initializer other than `init` holds any of its bytes (two parameters may be slices of
+// one storage).
+bool bytes_shared(const OnnxModel& model, const Initializer& init) {
+  const auto* begin = static_cast<const char*>(init.tensor.data());
+  const auto* end = begin + init.tensor.nbytes();
+  for (const auto& other : model.initializers) {
+    const auto* b = static_cast<const char*>(other.tensor.data());
+    if (&other != &init && b && b < end && begin < b + other.tensor.nbytes()) return true;
+  }
+  return false;
+}
+
 int reads_of(const onnx::NodeProto& node, const std::string& name) {
   int n = 0;
   for (const auto& in : node.input()) n += in == name;
@@ -107,7 +123,7 @@ int reads_of(const onnx::NodeProto& node, const std::string& name) {
 
 }  // namespace
 
-size_t fuse_conv_batchnorm(OnnxModel& model) {
+size_t fuse_conv_batchnorm(OnnxModel& model, bool weights_private) {
   const ValueUses uses(model);
   std::vector<ConvBn> pairs;
   for (size_t i = 0; i < model.nodes.size(); ++i)
@@ -142,7 +158,14 @@ size_t fuse_conv_batchnorm(OnnxModel& model) {
 
   std::vector<bool> drop(model.nodes.size(), false);
   std::vector<Initializer> added;
-  std::vector<std::pair<Tensor, Tensor>> fused = fused_tensors(pairs);
+  std::unordered_map<std::string, int> pairs_reading;  // two Convs may share one weight
+  for (const auto& pair : pairs) ++pairs_reading[pair.weight->name];
+  std::vector<bool> in_place(pairs.size(), false);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const Initializer& w = *pairs[i].weight;
+    in_place[i] = weights_private && replaced.count(w.name) && pairs_reading[w.name] == 1 && !bytes_shared(model, w);
+  }
+  std::vector<std::pair<Tensor, Tensor>> fused = fused_tensors(pairs, in_place);
   for (size_t i = 0; i < pairs.size(); ++i) {
     const ConvBn& pair = pairs[i];
     auto& [weight, bias] = fused[i];

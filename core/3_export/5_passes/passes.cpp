@@ -74,7 +74,7 @@ PassStats run_onnx_passes(OnnxModel& model, const ExportOptions& options, Parame
   }
   const bool inference = options.training == TrainingMode::Eval;
   if (inference && options.export_params) {
-    stats.fused_conv_bn = fuse_conv_batchnorm(model);
+    stats.fused_conv_bn = fuse_conv_batchnorm(model, bytes.private_to_export);
     if (stats.fused_conv_bn > 0) remove_dead(model, stats);
   }
   // After folding, as in torch.onnx: an input only a folded Shape read may go too.

@@ -115,9 +115,11 @@ FoldStats fold_constants(OnnxModel& model, int opset, bool parameters_are_consta
 // bias, which keep the conv's parameter names. A weight or bias other nodes also read (TorchScript's
 // constant pooling makes one all-zero tensor several biases and BatchNorm means) stays for them
 // as it is; the fused tensor is a new one, named after the conv's unshared parameter ("conv.bias"
-// for a conv whose weight is "conv.weight"), else "<BN output>_fused_weight|bias". Returns the
-// number of fused pairs.
-size_t fuse_conv_batchnorm(OnnxModel& model);
+// for a conv whose weight is "conv.weight"), else "<BN output>_fused_weight|bias". With
+// `weights_private` (ParameterBytes::private_to_export) a weight that only its pair's Conv reads,
+// whose bytes no other initializer shares, takes its fused values in place. Returns the number of
+// fused pairs.
+size_t fuse_conv_batchnorm(OnnxModel& model, bool weights_private = false);
 
 // pass_remove_noops.cpp: removes nodes that give their input back unchanged (Identity; Cast to
 // the input's own type; Transpose by the identity permutation; Reshape, Expand, Flatten or
