@@ -11,7 +11,8 @@
 # recording) takes 0.6 s instead of 0.05 s on ResNet-50.
 # Tests: Python torch/torchvision/onnx (fixtures only, never the product), Node's onnxruntime-node;
 # clang (14 / 19) with its sanitizer and libFuzzer runtimes for the sanitizer/fuzz stage (tests/sanitize);
-# ONNX's backend node tests (libonnx-testdata) for the evaluator; man-db to render the man page.
+# ONNX's backend node tests (libonnx-testdata) for the evaluator; man-db to render the man page;
+# GNU time for the benchmarks' peak RSS (tests/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,7 @@ packages=(
   python3-torch python3-torchvision python3-torchaudio python3-onnx python3-numpy
   pybind11-dev python3-dev
   graphviz chromium
-  libonnx-testdata man-db groff-base curl xz-utils git
+  libonnx-testdata man-db groff-base curl xz-utils git time
 )
 codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
 case "$codename" in
